@@ -1,0 +1,1 @@
+"""The question-answering core: strategies, retrieval, step events, evaluation and the CLI."""

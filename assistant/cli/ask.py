@@ -1,0 +1,54 @@
+"""`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .main import app
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="The question to answer."),
+    strategy: Optional[str] = typer.Option(None, "--strategy", "-s",
+                                           help="direct, rag, ra-isf, ... with options: 'ra-isf:relevance=false'."),
+    k: Optional[int] = typer.Option(None, "--k", min=1, max=50, help="Passages per retrieval."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=0, max=6, help="RA-ISF decomposition depth bound."),
+    index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
+    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
+    trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
+) -> None:
+    """Answer a question from the reader's knowledge, your index and sub-questions.
+
+    Example: assistant ask "Who wrote the onboarding guide?" --trace
+    """
+    from models.config import load_settings
+    from models.errors import AssistantError
+
+    from ..events import Answer, Token
+    from ..runner import build_context, run_question
+    from ..strategies import make_strategy
+    from .render import answer_block, trace_line
+
+    if not question.strip():
+        raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
+    settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge)
+    chosen = make_strategy(strategy)
+    ctx = build_context(settings, chosen)
+    for event in run_question(question, chosen, ctx):
+        if as_json:
+            if not isinstance(event, Token):
+                typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
+        elif isinstance(event, Answer):
+            if trace:
+                typer.echo("")
+            typer.echo(answer_block(event))
+        elif trace:
+            line = trace_line(event)
+            if line:
+                typer.echo(line)

@@ -1,0 +1,168 @@
+"""The step-event vocabulary every strategy emits and every front end consumes.
+
+A run of one question is a stream of events; the Answer is the last. Events form a tree
+through `step` and `parent` ids: a sub-question's steps have its SubQuestion step as
+ancestor. Every event serialises to a flat JSON object with a `type` field.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass
+class Passage:
+    """A retrieved passage with where it came from (for citations)."""
+
+    id: str
+    text: str
+    title: str = ""
+    source: str = ""  # the indexed source (folder, dump or passage file)
+    path: str = ""  # file path, or article title for Wikipedia
+    page: int | None = None  # PDF page, when known
+    section: str = ""
+    score: float = 0.0
+
+    def citation_label(self) -> str:
+        where = self.path or self.title or self.id
+        if self.page:
+            where += f", page {self.page}"
+        return where
+
+
+@dataclass
+class Event:
+    type: ClassVar[str] = "event"
+    step: int = 0
+    parent: int | None = None
+    depth: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"type": self.type}
+        data.update(dataclasses.asdict(self))
+        return data
+
+
+@dataclass
+class Started(Event):
+    type: ClassVar[str] = "started"
+    question: str = ""
+    strategy: str = ""
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class SelfKnowledge(Event):
+    type: ClassVar[str] = "self_knowledge"
+    question: str = ""
+    knows: bool = False
+    score: float = 0.0  # probability of "knows"
+    judge: str = ""  # backend that decided, e.g. "reader" or "t5-onnx/cpu"
+
+
+@dataclass
+class Retrieved(Event):
+    type: ClassVar[str] = "retrieved"
+    query: str = ""
+    passages: list[Passage] = field(default_factory=list)
+
+
+@dataclass
+class Relevance(Event):
+    type: ClassVar[str] = "relevance"
+    question: str = ""
+    passage_id: str = ""
+    relevant: bool = False
+    score: float = 0.0  # probability of "relevant"
+    judge: str = ""
+
+
+@dataclass
+class Decomposed(Event):
+    type: ClassVar[str] = "decomposed"
+    question: str = ""
+    sub_questions: list[str] = field(default_factory=list)  # empty: cannot decompose
+    judge: str = ""
+
+
+@dataclass
+class SubQuestion(Event):
+    """Opens the subtree of one sub-question; its steps name this step as ancestor."""
+
+    type: ClassVar[str] = "sub_question"
+    question: str = ""
+    index: int = 0
+
+
+@dataclass
+class SubAnswer(Event):
+    type: ClassVar[str] = "sub_answer"
+    question: str = ""
+    answer: str = ""
+    resolved_by: str = ""
+
+
+@dataclass
+class Token(Event):
+    """A piece of answer text as it streams from the reader."""
+
+    type: ClassVar[str] = "token"
+    text: str = ""
+
+
+@dataclass
+class Draft(Event):
+    type: ClassVar[str] = "draft"
+    question: str = ""
+    text: str = ""
+    basis: str = ""  # closed-book | passages | sub-answers | refinement | ...
+    citations: list[str] = field(default_factory=list)  # passage ids
+    avg_prob: float | None = None
+
+
+@dataclass
+class Note(Event):
+    """Something the user should know about the run (a bound hit, a fallback taken)."""
+
+    type: ClassVar[str] = "note"
+    message: str = ""
+
+
+@dataclass
+class Detail(Event):
+    """A strategy-specific step (ReFeed, RQ-RAG, LLMQA) with free-form fields in `data`."""
+
+    type: ClassVar[str] = "detail"
+    kind: str = ""
+    summary: str = ""
+    data: dict = field(default_factory=dict)
+
+
+@dataclass
+class Answer(Event):
+    type: ClassVar[str] = "answer"
+    question: str = ""
+    text: str = ""
+    citations: list[Passage] = field(default_factory=list)
+    resolved_by: str = ""  # self-knowledge | passages | decomposition | closed-book | ...
+    counts: dict = field(default_factory=dict)  # retrievals, sub_questions, reader_calls, tokens
+    seconds: float = 0.0
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (Started, SelfKnowledge, Retrieved, Relevance, Decomposed, SubQuestion, SubAnswer,
+                Token, Draft, Note, Detail, Answer)
+}
+
+
+def event_from_dict(data: dict) -> Event:
+    """Inverse of Event.to_dict (for tests, recorded traces and the TUI)."""
+    data = dict(data)
+    cls = EVENT_TYPES[data.pop("type")]
+    if "passages" in data:
+        data["passages"] = [Passage(**p) for p in data["passages"]]
+    if cls is Answer:
+        data["citations"] = [Passage(**p) for p in data.get("citations", [])]
+    return cls(**data)

@@ -1,0 +1,56 @@
+"""Run one question through a strategy: the event stream, ending with the Answer."""
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+from models.config import Settings
+from models.errors import AssistantError, BudgetExceeded
+
+from .context import Result, RunContext
+from .events import Answer, Event, Note, Started
+from .strategies import make_strategy
+from .strategies.base import Strategy
+
+
+def build_context(settings: Settings, strategy: Strategy) -> RunContext:
+    """Load what the strategy needs (models are shared per process)."""
+    from models import registry
+
+    retriever = None
+    if strategy.needs_index:
+        from index_builder.store import IndexStore
+
+        from .retriever import HybridRetriever
+
+        store = IndexStore.open(settings.index_path)  # a missing index fails before any model loads
+        retriever = HybridRetriever(store, registry.get_embedder(settings))
+    reader = registry.get_reader(settings)
+    judge = registry.get_judge(settings) if strategy.name != "direct" else None
+    return RunContext(settings=settings, reader=reader, judge=judge, retriever=retriever)
+
+
+def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext) -> Iterator[Event]:
+    question = " ".join((question or "").split())
+    if not question:
+        raise AssistantError("the question is empty; ask something, e.g. assistant ask \"What is X?\"")
+    if not isinstance(strategy, Strategy):
+        strategy = make_strategy(strategy)
+    started = time.perf_counter()
+    before = ctx.reader.stats.snapshot()
+    ctx.begin_question()
+    yield Started(step=ctx.step(), question=question, strategy=strategy.name, options=dict(strategy.options))
+    try:
+        result = yield from strategy.run(question, ctx)
+    except BudgetExceeded as exc:
+        yield Note(step=ctx.step(), message=f"{exc}; stopping with what is known so far")
+        result = Result("unknown", resolved_by="budget")
+    counts = {"retrievals": ctx.retrievals, "sub_questions": ctx.sub_questions,
+              "reader_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0}
+    delta = ctx.reader.stats.since(before)
+    counts.update({"reader_calls": delta["calls"], "prompt_tokens": delta["prompt_tokens"],
+                   "evaluated_tokens": delta["evaluated_tokens"],
+                   "completion_tokens": delta["completion_tokens"]})
+    yield Answer(step=ctx.step(), question=question, text=result.text, citations=result.citations,
+                 resolved_by=result.resolved_by, counts=counts,
+                 seconds=round(time.perf_counter() - started, 3))

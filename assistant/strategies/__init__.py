@@ -1,0 +1,36 @@
+"""Strategies by name. A spec may carry options: "ra-isf:relevance=false,depth=2"."""
+from __future__ import annotations
+
+from models.errors import ConfigError
+
+from .base import Strategy
+from .ra_isf import RaIsf
+from .simple import Direct, Rag
+
+STRATEGIES: dict[str, type[Strategy]] = {}
+DEFAULT_STRATEGY = "ra-isf"
+
+
+def register(cls: type[Strategy]) -> type[Strategy]:
+    STRATEGIES[cls.name] = cls
+    return cls
+
+
+for _cls in (Direct, Rag, RaIsf):
+    register(_cls)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = item.partition("=")
+        options[key.strip().replace("-", "_")] = value.strip() if eq else "true"
+    return name.strip(), options
+
+
+def make_strategy(spec: str | None) -> Strategy:
+    name, options = parse_spec(spec or DEFAULT_STRATEGY)
+    if name not in STRATEGIES:
+        raise ConfigError(f"unknown strategy '{name}' (choose from: {', '.join(sorted(STRATEGIES))})")
+    return STRATEGIES[name](**options)

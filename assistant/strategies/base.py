@@ -1,0 +1,64 @@
+"""What all strategies share: the interface and answer generation with streaming."""
+from __future__ import annotations
+
+import re
+from typing import Generator, Sequence
+
+from ..context import Result, RunContext
+from ..events import Draft, Event, Passage, Token
+
+StrategyRun = Generator[Event, None, Result]
+
+
+class Strategy:
+    """A way of answering; `run` yields step events and returns the Result."""
+
+    name = ""
+    needs_index = True
+
+    def __init__(self, **options):
+        unknown = set(options) - set(self.option_names())
+        if unknown:
+            from models.errors import ConfigError
+
+            raise ConfigError(f"strategy '{self.name}' has no option {', '.join(sorted(unknown))} "
+                              f"(options: {', '.join(self.option_names()) or 'none'})")
+        self.options = options
+
+    @classmethod
+    def option_names(cls) -> Sequence[str]:
+        return ()
+
+    def run(self, question: str, ctx: RunContext) -> StrategyRun:
+        raise NotImplementedError
+
+
+_PREFIX = re.compile(r"^\s*(?:final answer|short answer|answer)\s*[:\-]\s*", re.I)
+
+
+def clean_answer(text: str) -> str:
+    """The first non-empty line, without an 'Answer:' label."""
+    for line in text.strip().splitlines():
+        line = _PREFIX.sub("", line).strip()
+        if line:
+            return line
+    return text.strip()
+
+
+def generate_answer(ctx: RunContext, messages: list[dict], question: str, basis: str,
+                    citations: Sequence[Passage] = (), parent: int | None = None, depth: int = 0,
+                    stream: bool = True) -> StrategyRun:
+    """Run the reader on an answer prompt, streaming Token events, then a Draft event."""
+    ctx.check_budget()
+    step = ctx.step()
+    generation = None
+    for piece in ctx.reader.stream(messages, max_tokens=ctx.settings.max_answer_tokens):
+        if isinstance(piece, str):
+            if stream and piece:
+                yield Token(step=step, parent=parent, depth=depth, text=piece)
+        else:
+            generation = piece
+    text = clean_answer(generation.text)
+    yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
+                citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
+    return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)

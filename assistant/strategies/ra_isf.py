@@ -1,0 +1,98 @@
+"""RA-ISF: self-knowledge -> retrieval -> relevance filter -> answer, else decompose and recurse.
+
+Depth: the user's question is level 0, its sub-questions level 1, and so on. A question at a
+level beyond `depth` (D_th) is not worked on: its sub-answer is "unknown".
+"""
+from __future__ import annotations
+
+from .. import prompts
+from ..context import Result, RunContext
+from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
+from .base import Strategy, StrategyRun, generate_answer
+
+UNKNOWN = "unknown"
+
+
+def _flag(value) -> bool:
+    return value if isinstance(value, bool) else str(value).lower() not in {"0", "false", "no", "off"}
+
+
+class RaIsf(Strategy):
+    name = "ra-isf"
+
+    @classmethod
+    def option_names(cls):
+        return ("self_knowledge", "relevance", "decomposition", "depth")
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.use_self_knowledge = _flag(options.get("self_knowledge", True))
+        self.use_relevance = _flag(options.get("relevance", True))
+        self.use_decomposition = _flag(options.get("decomposition", True))
+        self.depth = int(options["depth"]) if "depth" in options else None
+
+    def run(self, question: str, ctx: RunContext) -> StrategyRun:
+        bound = self.depth if self.depth is not None else ctx.settings.depth
+        return (yield from self.solve(question, ctx, level=0, bound=bound, parent=None))
+
+    def solve(self, question: str, ctx: RunContext, level: int, bound: int, parent: int | None) -> StrategyRun:
+        judge = ctx.judge
+        top = level == 0
+        if self.use_self_knowledge:
+            ctx.check_budget()
+            verdict = judge.knows(question)
+            yield SelfKnowledge(step=ctx.step(), parent=parent, depth=level, question=question,
+                                knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name)
+            if verdict.yes:
+                result = yield from generate_answer(ctx, prompts.closed_book(question), question,
+                                                    "self-knowledge", parent=parent, depth=level, stream=top)
+                return result
+
+        passages = yield from ctx.retrieve(question, parent=parent, depth=level)
+        relevant = passages
+        if self.use_relevance and passages:
+            ctx.check_budget()
+            verdicts = judge.relevant(question, [p.text for p in passages])
+            relevant = []
+            for passage, verdict in zip(passages, verdicts):
+                yield Relevance(step=ctx.step(), parent=parent, depth=level, question=question,
+                                passage_id=passage.id, relevant=verdict.yes, score=round(verdict.score, 4),
+                                judge=judge.name)
+                if verdict.yes:
+                    relevant.append(passage)
+        if relevant:
+            return (yield from generate_answer(ctx, prompts.from_passages(question, relevant), question,
+                                               "passages", citations=relevant, parent=parent, depth=level,
+                                               stream=top))
+
+        sub_questions: list[str] = []
+        if self.use_decomposition:
+            ctx.check_budget()
+            sub_questions = judge.decompose(question)
+            yield Decomposed(step=ctx.step(), parent=parent, depth=level, question=question,
+                             sub_questions=sub_questions, judge=judge.name)
+        if not sub_questions:
+            why = "cannot decompose" if self.use_decomposition else "decomposition is off"
+            yield Note(step=ctx.step(), parent=parent, depth=level,
+                       message=f"no relevant passage and {why}: answering from the retrieved passages")
+            return (yield from generate_answer(ctx, prompts.from_passages(question, passages), question,
+                                               "fallback", citations=passages, parent=parent, depth=level,
+                                               stream=top))
+
+        pairs, citations = [], []
+        for index, sub in enumerate(sub_questions):
+            ctx.sub_questions += 1
+            node = ctx.step()
+            yield SubQuestion(step=node, parent=parent, depth=level + 1, question=sub, index=index)
+            if level + 1 > bound:
+                sub_result = Result(UNKNOWN, resolved_by="depth-bound")
+            else:
+                sub_result = yield from self.solve(sub, ctx, level + 1, bound, parent=node)
+            yield SubAnswer(step=ctx.step(), parent=node, depth=level + 1, question=sub,
+                            answer=sub_result.text, resolved_by=sub_result.resolved_by)
+            pairs.append((sub, sub_result.text))
+            citations.extend(p for p in sub_result.citations if p.id not in {c.id for c in citations})
+        result = yield from generate_answer(ctx, prompts.from_sub_answers(question, pairs), question,
+                                            "decomposition", citations=citations, parent=parent, depth=level,
+                                            stream=top)
+        return result

@@ -1,0 +1,1 @@
+"""Sources -> text -> ~100-word passages -> embeddings -> LanceDB. Incremental and resumable."""

