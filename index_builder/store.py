@@ -72,6 +72,14 @@ def _quote(values: Iterable[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
+def _column(table, name: str) -> list:
+    """One column of every row, without reading the others (vectors are large)."""
+    rows = table.count_rows()
+    if not rows:
+        return []
+    return table.search().select([name]).limit(rows).to_arrow()[name].to_pylist()
+
+
 class IndexStore:
     def __init__(self, path: Path, db, meta: dict):
         self.path = path
@@ -147,10 +155,8 @@ class IndexStore:
 
     def remove_orphan_passages(self) -> int:
         """Delete passages whose document row is missing (an interrupted write)."""
-        passage_docs = set(self.passages.to_arrow(columns=["doc_id"])["doc_id"].to_pylist()) \
-            if self.passages.count_rows() else set()
-        known = set(self.documents.to_arrow(columns=["doc_id"])["doc_id"].to_pylist()) \
-            if self.documents.count_rows() else set()
+        passage_docs = set(_column(self.passages, "doc_id"))
+        known = set(_column(self.documents, "doc_id"))
         orphans = passage_docs - known
         self.delete_passages(orphans)
         return len(orphans)

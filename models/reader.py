@@ -45,7 +45,7 @@ class Scored:
 @dataclass
 class Generation(Scored):
     text: str = ""
-    finish: str = "stop"  # stop | length
+    finish: str = "stop"  # stop | length | loop
 
 
 @dataclass
@@ -154,6 +154,7 @@ class Reader:
             logits = self._eval_prompt(tokens)
             rng = np.random.default_rng(seed)
             logprobs: list[float] = []
+            generated: list[int] = []
             raw = b""
             emitted = 0
             finish = "length"
@@ -164,6 +165,10 @@ class Reader:
                     finish = "stop"
                     break
                 logprobs.append(float(lp[token]))
+                generated.append(token)
+                if _looping(generated):
+                    finish = "loop"
+                    break
                 raw += self.llm.detokenize([token])
                 text = raw.decode("utf-8", errors="ignore")
                 hit = next((s for s in stop if s and s in text), None)
@@ -230,6 +235,15 @@ class Reader:
         from llama_cpp import llama_vocab_is_eog
 
         return bool(llama_vocab_is_eog(self._vocab, token))
+
+
+def _looping(tokens: list[int], span: int = 4, repeats: int = 3) -> bool:
+    """True when the tail is one short token cycle repeated: small models fall into these."""
+    for size in range(1, span * 4 + 1):
+        tail = tokens[-size * repeats:]
+        if len(tail) == size * repeats and all(tail[i] == tail[i % size] for i in range(len(tail))):
+            return size * repeats >= 8
+    return False
 
 
 def _sample(logits: np.ndarray, temperature: float, top_p: float, rng: np.random.Generator) -> int:

@@ -1,0 +1,102 @@
+"""End to end as a user runs it: the real CLI, the bundled GGUF reader and MiniLM."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.real_models
+
+DOCS = {
+    "heron.md": "# Project Heron\n\nProject Heron builds a solar-powered weather buoy. The project is led "
+                "by the marine engineer Mira Okafor.\n",
+    "garden.txt": "The community garden grows tomatoes, beans and pumpkins. Watering happens at dawn.\n",
+    "trains.md": "# Night trains\n\nThe night train from Vienna to Rome leaves at nine in the evening.\n",
+    "chess.md": "# Chess club\n\nThe chess club meets on Tuesdays in the library basement.\n",
+}
+
+
+def assistant(*args, env, timeout=300):
+    return subprocess.run([sys.executable, "-m", "assistant", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    root = tmp_path_factory.mktemp("e2e")
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=str(root / "none.toml"),
+               HF_HUB_OFFLINE="1")
+    return env
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("docs")
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def one_error_line(result):
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def test_ask_without_index_is_one_clear_line(env):
+    line = one_error_line(assistant("ask", "Who leads Project Heron?", env=env))
+    assert "no index" in line and "assistant index add" in line
+
+
+def test_index_then_ask_cites_the_file(env, folder):
+    built = assistant("index", "add", str(folder), env=env)
+    assert built.returncode == 0, built.stderr
+    assert "4 indexed" in built.stdout
+    again = assistant("index", "add", str(folder), env=env)
+    assert "0 indexed, 0 updated, 4 unchanged" in again.stdout and "0 passages written" in again.stdout
+
+    answered = assistant("ask", "Who leads Project Heron?", "--k", "2", env=env)
+    assert answered.returncode == 0, answered.stderr
+    out = answered.stdout
+    assert "Sources:" in out
+    assert "[1] heron.md" in out.split("Sources:")[1]
+
+
+def test_ask_json_shows_the_steps(env, folder):
+    assistant("index", "add", str(folder), env=env)
+    result = assistant("ask", "Who leads Project Heron?", "--k", "2", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[0] == "started" and types[-1] == "answer"
+    assert "self_knowledge" in types
+    answer = events[-1]
+    assert set(answer["counts"]) >= {"retrievals", "sub_questions", "reader_calls"}
+    assert answer["counts"]["reader_calls"] >= 2
+    if not events[1]["knows"]:
+        retrieved = next(e for e in events if e["type"] == "retrieved")
+        assert retrieved["passages"][0]["path"] == "heron.md" and "score" in retrieved["passages"][0]
+        assert types.count("relevance") == len(retrieved["passages"])
+
+
+def test_bad_input_is_one_clear_line(env, folder, tmp_path):
+    assert "empty" in one_error_line(assistant("ask", "   ", env=env))
+    missing = tmp_path / "nope.gguf"
+    line = one_error_line(assistant("ask", "Hi?", "--strategy", "direct", "--reader", str(missing), env=env))
+    assert str(missing) in line
+    notgguf = tmp_path / "fake.gguf"
+    notgguf.write_text("hello")
+    assert "not a GGUF" in one_error_line(assistant("ask", "Hi?", "--reader", str(notgguf), "--strategy",
+                                                    "direct", env=env))
+    assert "unknown strategy" in one_error_line(assistant("ask", "Hi?", "--strategy", "magic", env=env))
+    assert "no such folder" in one_error_line(assistant("index", "add", str(tmp_path / "missing"), env=env))
+
+
+def test_direct_strategy_needs_no_index(tmp_path):
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path / "empty"), ASSISTANT_CONFIG=str(tmp_path / "x.toml"))
+    result = assistant("ask", "What is the capital of France?", "--strategy", "direct", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "resolved by closed-book" in result.stdout
