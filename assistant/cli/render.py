@@ -50,8 +50,8 @@ def answer_block(answer: Answer) -> str:
         lines.append("")
         lines.append("Sources:")
         for i, p in enumerate(answer.citations, 1):
-            title = f" ({p.title})" if p.title and p.title not in p.citation_label() else ""
-            lines.append(f"  [{i}] {p.citation_label()}{title}")
+            about = " > ".join(x for x in (p.title, p.section) if x and x not in p.citation_label())
+            lines.append(f"  [{i}] {p.citation_label()}" + (f" ({about})" if about else ""))
     c = answer.counts
     lines.append("")
     lines.append(f"resolved by {answer.resolved_by or '-'}; {c.get('retrievals', 0)} retrievals, "
