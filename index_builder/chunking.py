@@ -23,6 +23,7 @@ class Chunk:
     text: str
     section: str = ""
     page: int | None = None
+    id: str | None = None  # kept from a passage file; otherwise derived from document and ordinal
 
 
 def markdown_sections(text: str) -> tuple[str, list[Section]]:

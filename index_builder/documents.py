@@ -18,6 +18,8 @@ class Document:
     mtime: float = 0.0
     # Passage files arrive already split: their chunks are kept as they are.
     chunks: list[Chunk] | None = None
+    # True when an earlier version is in the index: its passages are deleted in the same batch.
+    replaces: bool = False
 
     @property
     def doc_id(self) -> str:

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from .chunking import markdown_sections, Section
 from .documents import Document, content_hash, document_id
-from .pipeline import Progress, ProgressCallback, write_documents
+from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
@@ -49,7 +49,8 @@ def read_text_document(path: Path, data: bytes, source: str, rel: str) -> Docume
 
 
 def index_folder(store: IndexStore, embedder, folder: Path,
-                 on_progress: ProgressCallback | None = None) -> Summary:
+                 on_progress: ProgressCallback | None = None,
+                 should_stop: StopCheck | None = None) -> Summary:
     folder = folder.resolve()
     if not folder.is_dir():
         from models.errors import AssistantError
@@ -67,6 +68,8 @@ def index_folder(store: IndexStore, embedder, folder: Path,
         for path in files:
             rel = path.relative_to(folder).as_posix()
             seen.add(rel)
+            progress.files_done += 1
+            progress.report(on_progress)
             if path.suffix.lower() not in TEXT_SUFFIXES:
                 summary.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
                 continue
@@ -86,13 +89,15 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                 continue
             doc = read_text_document(path, data, source, rel)
             doc.content_hash, doc.size, doc.mtime = digest, stat.st_size, stat.st_mtime
+            doc.replaces = record is not None
             if not doc.passages():
                 summary.skipped.append((rel, "no text"))
                 continue
             (summary.updated if record else summary.indexed).append(rel)
             yield doc
 
-    summary.passages = write_documents(store, embedder, changed_documents(), progress, on_progress)
+    summary.passages = write_documents(store, embedder, changed_documents(), progress, on_progress,
+                                       should_stop)
     gone = [rel for rel in known if rel not in seen]
     store.remove_documents(document_id(source, rel) for rel in gone)
     summary.removed = gone

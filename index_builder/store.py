@@ -115,7 +115,12 @@ class IndexStore:
         db = lancedb.connect(str(path))
         names = set(db.table_names())
         if PASSAGES not in names:
-            db.create_table(PASSAGES, schema=passages_schema(dim))
+            from lancedb.index import FTS
+
+            table = db.create_table(PASSAGES, schema=passages_schema(dim))
+            # Created empty so that full-text search works even before a first finish():
+            # rows added later are searched unindexed until the next optimize().
+            table.create_index("search_text", config=FTS(with_position=False), replace=True)
         if DOCUMENTS not in names:
             db.create_table(DOCUMENTS, schema=DOCUMENTS_SCHEMA)
         meta = {"embedding_model": embedding_model, "dim": dim, "created": time.time(), "sources": {}}
@@ -171,11 +176,14 @@ class IndexStore:
         for start in range(0, len(ids), 500):
             self.documents.delete(f"doc_id IN ({_quote(ids[start:start + 500])})")
 
-    def write_batch(self, rows: list[dict], documents: list[DocumentRecord]) -> None:
-        """Replace the passages of `documents` with `rows`, then commit their document rows."""
-        doc_ids = [d.doc_id for d in documents]
-        self.delete_documents(doc_ids)
-        self.delete_passages(doc_ids)
+    def write_batch(self, rows: list[dict], documents: list[DocumentRecord],
+                    replace: Iterable[str] = ()) -> None:
+        """Write `rows`, then commit their document rows (the commit point of a batch).
+
+        `replace`: doc ids with an earlier version in the index, removed first. New documents
+        need no delete: orphan passages of an interrupted run are removed when a run starts.
+        """
+        self.remove_documents(replace)
         if rows:
             self.passages.add(rows)
         now = time.time()
