@@ -1,0 +1,1 @@
+"""Evaluation: datasets, metrics, the runner of strategies over a dataset, reports."""
