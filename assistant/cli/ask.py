@@ -20,6 +20,10 @@ def ask(
     index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
+    drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=20,
+                                         help="ReFeed: number of drafts (1 = greedy only, no diverse feedback)."),
+    ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
+                                  help="ReFeed: keep the draft when it is likelier than the refinement."),
     trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
 ) -> None:
@@ -32,13 +36,14 @@ def ask(
 
     from ..events import Answer, Token
     from ..runner import build_context, run_question
-    from ..strategies import make_strategy
+    from ..strategies import DEFAULT_STRATEGY, make_strategy
+    from ..strategies.refeed import with_refeed_options
     from .render import answer_block, trace_line
 
     if not question.strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge)
-    chosen = make_strategy(strategy)
+    chosen = make_strategy(with_refeed_options(strategy or DEFAULT_STRATEGY, drafts, ensemble))
     ctx = build_context(settings, chosen)
     for event in run_question(question, chosen, ctx):
         if as_json:

@@ -6,9 +6,13 @@ from models.errors import ConfigError
 from .base import Strategy
 from .ra_isf import RaIsf
 from .simple import Direct, Rag
+from .default import DefaultPipeline
+from .llmqa import Llmqa
+from .refeed import ReFeed
+from .rq_rag import RqRag
 
 STRATEGIES: dict[str, type[Strategy]] = {}
-DEFAULT_STRATEGY = "ra-isf"
+DEFAULT_STRATEGY = "default"  # RA-ISF, then ReFeed refinement of its answer
 
 
 def register(cls: type[Strategy]) -> type[Strategy]:
@@ -16,7 +20,7 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     return cls
 
 
-for _cls in (Direct, Rag, RaIsf):
+for _cls in (Direct, Rag, RaIsf, ReFeed, RqRag, Llmqa, DefaultPipeline):
     register(_cls)
 
 
