@@ -14,9 +14,10 @@ class FakeReader:
 
     name = "fake-reader"
 
-    def __init__(self, answer=lambda prompt: "fake answer", prob: float = 0.5):
+    def __init__(self, answer=lambda prompt: "fake answer", prob: float = 0.5, option_logprob=None):
         self.answer = answer
-        self.prob = prob
+        self.prob = prob  # a number, or a function of (prompt, answer text)
+        self.option_logprob = option_logprob  # optional function of (prompt, option) for score_options
         self.stats = ReaderStats()
         self.prompts: list[list[dict]] = []
 
@@ -28,7 +29,8 @@ class FakeReader:
             yield word + " "
         import math
 
-        yield Generation(token_logprobs=[math.log(self.prob)] * max(1, len(text.split())), text=text)
+        prob = self.prob(messages[-1]["content"], text) if callable(self.prob) else self.prob
+        yield Generation(token_logprobs=[math.log(prob)] * max(1, len(text.split())), text=text)
 
     def generate(self, messages, **kwargs):
         *_, last = self.stream(messages, **kwargs)
@@ -39,6 +41,8 @@ class FakeReader:
 
     def score_options(self, messages, options):
         self.stats.calls += 1
+        if self.option_logprob:
+            return [Scored([self.option_logprob(messages[-1]["content"], o)]) for o in options]
         return [Scored([-1.0]) for _ in options]
 
 
