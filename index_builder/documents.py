@@ -20,10 +20,13 @@ class Document:
     chunks: list[Chunk] | None = None
     # True when an earlier version is in the index: its passages are deleted in the same batch.
     replaces: bool = False
+    # What identifies the document within its source when its path is not unique (passage files
+    # repeat titles): the first passage id. Defaults to the path.
+    key: str | None = None
 
     @property
     def doc_id(self) -> str:
-        return document_id(self.source, self.path)
+        return document_id(self.source, self.key or self.path)
 
     def passages(self) -> list[Chunk]:
         return self.chunks if self.chunks is not None else chunk_sections(self.sections)

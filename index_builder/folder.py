@@ -1,19 +1,18 @@
 """Index a folder of documents incrementally: new and changed files are (re)embedded,
-unchanged ones skipped without reading, deleted ones removed."""
+unchanged ones skipped without re-embedding, deleted ones removed."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .chunking import markdown_sections, Section
+from models.errors import AssistantError
+
 from .documents import Document, content_hash, document_id
+from .extract import Unreadable, extract
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
-
-TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
-SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
+from .walk import DEFAULT_MAX_SIZE, walk_folder
 
 
 @dataclass
@@ -30,55 +29,38 @@ class Summary:
                 f"{len(self.removed)} removed, {len(self.skipped)} skipped; {self.passages} passages written")
 
 
-def walk(root: Path) -> Iterator[Path]:
-    """Files under root, skipping hidden and tool folders; links are not followed."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            if not name.startswith("."):
-                yield Path(dirpath) / name
-
-
-def read_text_document(path: Path, data: bytes, source: str, rel: str) -> Document:
-    text = data.decode("utf-8", errors="replace")
-    if path.suffix.lower() in {".md", ".markdown"}:
-        title, sections = markdown_sections(text)
-    else:
-        title, sections = "", [Section("", text)]
-    return Document(source=source, path=rel, title=title or path.stem.replace("_", " "), sections=sections)
-
-
 def index_folder(store: IndexStore, embedder, folder: Path,
                  on_progress: ProgressCallback | None = None,
-                 should_stop: StopCheck | None = None) -> Summary:
-    folder = folder.resolve()
+                 should_stop: StopCheck | None = None,
+                 max_size: int = DEFAULT_MAX_SIZE) -> Summary:
+    folder = Path(folder).expanduser()
+    if not folder.exists():
+        raise AssistantError(f"no such folder: {folder}")
     if not folder.is_dir():
-        from models.errors import AssistantError
-
-        raise AssistantError(f"not a folder: {folder}")
+        raise AssistantError(f"not a folder: {folder} (use `assistant index passages` or "
+                             "`assistant index wikipedia` for single files)")
+    folder = folder.resolve()
     source = str(folder)
     summary = Summary()
     store.remove_orphan_passages()
     known = store.documents_of(source)
-    files = list(walk(folder))
-    seen: set[str] = set()
-    progress = Progress(total_files=len(files))
+    walked = walk_folder(folder, max_size)
+    summary.skipped.extend(walked.skipped)
+    current: set[str] = set()  # files whose passages are (now) in the index
+    touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
+    progress = Progress(total_files=len(walked.files))
 
     def changed_documents() -> Iterator[Document]:
-        for path in files:
-            rel = path.relative_to(folder).as_posix()
-            seen.add(rel)
+        for rel, path, stat in walked.files:
             progress.files_done += 1
+            progress.current = rel
             progress.report(on_progress)
-            if path.suffix.lower() not in TEXT_SUFFIXES:
-                summary.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
+            record = known.get(rel)
+            if record and record.size == stat.st_size and record.mtime == stat.st_mtime:
+                summary.unchanged += 1
+                current.add(rel)
                 continue
             try:
-                stat = path.stat()
-                record = known.get(rel)
-                if record and record.size == stat.st_size and record.mtime == stat.st_mtime:
-                    summary.unchanged += 1
-                    continue
                 data = path.read_bytes()
             except OSError as exc:
                 summary.skipped.append((rel, f"cannot read: {exc.strerror}"))
@@ -86,21 +68,31 @@ def index_folder(store: IndexStore, embedder, folder: Path,
             digest = content_hash(data)
             if record and record.content_hash == digest:
                 summary.unchanged += 1
+                current.add(rel)
+                touched[record.doc_id] = stat.st_mtime
                 continue
-            doc = read_text_document(path, data, source, rel)
-            doc.content_hash, doc.size, doc.mtime = digest, stat.st_size, stat.st_mtime
-            doc.replaces = record is not None
-            if not doc.passages():
-                summary.skipped.append((rel, "no text"))
+            try:
+                extracted = extract(path, data)
+            except Unreadable as exc:
+                summary.skipped.append((rel, str(exc)))
                 continue
+            doc = Document(source=source, path=rel, title=extracted.title, sections=extracted.sections,
+                           content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
+                           replaces=record is not None)
             (summary.updated if record else summary.indexed).append(rel)
+            current.add(rel)
             yield doc
 
     summary.passages = write_documents(store, embedder, changed_documents(), progress, on_progress,
                                        should_stop)
-    gone = [rel for rel in known if rel not in seen]
-    store.remove_documents(document_id(source, rel) for rel in gone)
+    store.update_mtimes(touched)
+    # Deleted files, and files that can no longer be read: their old passages would be stale.
+    gone = sorted(rel for rel in known if rel not in current)
+    store.remove_documents(known[rel].doc_id for rel in gone)
     summary.removed = gone
     store.meta.setdefault("sources", {})[source] = {"kind": "folder"}
     store.finish()
     return summary
+
+
+__all__ = ["Summary", "index_folder", "document_id"]

@@ -1,6 +1,11 @@
-"""`assistant index ...`: build and inspect the document index."""
+"""`assistant index ...`: build, update and inspect the document index."""
 from __future__ import annotations
 
+import contextlib
+import json
+import signal
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
@@ -11,8 +16,12 @@ from .main import app
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
 app.add_typer(index_app, name="index")
 
+IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
+BackendOption = typer.Option(None, "--embedder-backend",
+                             help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
 
-def _progress_bar():
+
+def _progress_bar(unit: str = "files"):
     """A rich progress bar fed by index_builder Progress reports."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
@@ -20,39 +29,241 @@ def _progress_bar():
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                    transient=False)
-    task = bar.add_task("indexing", total=None, rate="")
+    task = bar.add_task(f"indexing {unit}", total=None, rate="")
 
     def update(progress):
-        bar.update(task, completed=progress.files_done, total=progress.total_files,
-                   rate=f"{progress.passages_done} passages, {progress.passages_per_second:.0f}/s")
+        if progress.total_bytes:
+            completed, total = progress.bytes_done, progress.total_bytes
+        else:
+            completed, total = progress.files_done, progress.total_files
+        bar.update(task, completed=completed, total=total,
+                   rate=f"{progress.files_done} {unit}, {progress.passages_done} passages "
+                        f"({progress.passages_per_second:.0f}/s)")
 
     return bar, update
+
+
+@contextlib.contextmanager
+def _stop_on_ctrl_c():
+    """First Ctrl-C: finish the current batch, then stop (resumable). Second: stop at once."""
+    state = {"stop": False}
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum, frame):
+        if state["stop"]:
+            raise KeyboardInterrupt
+        state["stop"] = True
+        typer.echo("\nstopping after the current batch (Ctrl-C again to stop at once)...", err=True)
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield lambda: state["stop"]
+    finally:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, previous)
+
+
+def _open_store(index: Optional[Path], backend: Optional[str]):
+    from index_builder.store import IndexStore
+    from models import registry
+    from models.config import load_settings
+
+    settings = load_settings(index=index, embedder_backend=backend)
+    embedder = registry.get_embedder(settings)
+    store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
+    return settings, embedder, store
+
+
+def _print_folder_summary(summary) -> None:
+    typer.echo(summary.line())
+    for label, paths in (("indexed", summary.indexed), ("updated", summary.updated), ("removed", summary.removed)):
+        if len(paths) <= 20:
+            for rel in paths:
+                typer.echo(f"  {label} {rel}")
+    for rel, reason in summary.skipped:
+        typer.echo(f"  skipped {rel}: {reason}")
 
 
 @index_app.command("add")
 def add(
     path: Path = typer.Argument(..., help="A folder of documents."),
-    index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
+    index: Optional[Path] = IndexOption,
+    max_size: float = typer.Option(50.0, "--max-size", help="Skip files larger than this many MB."),
+    watch: bool = typer.Option(False, "--watch", help="Keep running and apply changes as files change."),
+    embedder_backend: Optional[str] = BackendOption,
 ) -> None:
-    """Index a folder (again): new and changed files are embedded, unchanged ones skipped.
+    """Index a folder (again): new and changed files are embedded, unchanged ones skipped,
+    deleted ones removed. Formats: txt, md, rst, html, pdf, docx, epub, odt and other text files.
 
     Example: assistant index add ~/Documents/notes
     """
     from index_builder.folder import index_folder
-    from index_builder.store import IndexStore
-    from models import registry
-    from models.config import load_settings
     from models.errors import AssistantError
 
     if not path.exists():
         raise AssistantError(f"no such folder: {path}")
-    settings = load_settings(index=index)
-    embedder = registry.get_embedder(settings)
-    store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
-    bar, update = _progress_bar()
-    with bar:
-        summary = index_folder(store, embedder, path, on_progress=update)
+    if not path.is_dir():
+        raise AssistantError(f"not a folder: {path} (for a passage file use `assistant index passages`, "
+                             "for a Wikipedia dump `assistant index wikipedia`)")
+    if max_size <= 0:
+        raise AssistantError("--max-size must be a positive number of MB")
+    settings, embedder, store = _open_store(index, embedder_backend)
+    max_bytes = int(max_size * 1024 * 1024)
+    with _stop_on_ctrl_c() as should_stop:
+        bar, update = _progress_bar("files")
+        with bar:
+            summary = index_folder(store, embedder, path, on_progress=update, should_stop=should_stop,
+                                   max_size=max_bytes)
+        _print_folder_summary(summary)
+        typer.echo(f"index: {settings.index_path}")
+        if watch:
+            _watch(store, embedder, path, max_bytes, should_stop)
+
+
+def _watch(store, embedder, path: Path, max_bytes: int, should_stop) -> None:
+    """Re-run the (incremental) folder indexer whenever something under the folder changes."""
+    from watchfiles import watch as watch_changes
+
+    from index_builder.folder import index_folder
+
+    typer.echo(f"watching {path} for changes (Ctrl-C to stop)")
+    try:
+        for _changes in watch_changes(path, stop_event=_StopEvent(should_stop), rust_timeout=500,
+                                      yield_on_timeout=False, raise_interrupt=False):
+            summary = index_folder(store, embedder, path, should_stop=should_stop, max_size=max_bytes)
+            stamp = datetime.now().strftime("%H:%M:%S")
+            typer.echo(f"[{stamp}] {summary.line()}")
+            for label, rels in (("indexed", summary.indexed), ("updated", summary.updated),
+                                ("removed", summary.removed)):
+                for rel in rels:
+                    typer.echo(f"  {label} {rel}")
+    except KeyboardInterrupt:
+        pass
+    typer.echo("stopped watching")
+
+
+class _StopEvent:
+    """watchfiles polls is_set(); ours is the Ctrl-C flag."""
+
+    def __init__(self, should_stop):
+        self.should_stop = should_stop
+
+    def is_set(self) -> bool:
+        return self.should_stop()
+
+
+@index_app.command("wikipedia")
+def wikipedia(
+    dump: Path = typer.Argument(..., help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
+    index: Optional[Path] = IndexOption,
+    limit: Optional[int] = typer.Option(None, "--limit", help="Index at most this many articles."),
+    embedder_backend: Optional[str] = BackendOption,
+) -> None:
+    """Index the articles of a Wikipedia dump (redirects and disambiguation pages skipped).
+
+    Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
+    """
+    from index_builder.wikipedia import index_wikipedia, open_dump
+
+    raw, _ = open_dump(dump)  # a bad path or format is reported before any model is loaded
+    raw.close()
+    settings, embedder, store = _open_store(index, embedder_backend)
+    with _stop_on_ctrl_c() as should_stop:
+        bar, update = _progress_bar("pages")
+        with bar:
+            summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
+                                      limit=limit)
     typer.echo(summary.line())
-    for rel, reason in summary.skipped:
-        typer.echo(f"  skipped {rel}: {reason}")
     typer.echo(f"index: {settings.index_path}")
+
+
+@index_app.command("passages")
+def passages(
+    file: Path = typer.Argument(..., help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
+    index: Optional[Path] = IndexOption,
+    embedder_backend: Optional[str] = BackendOption,
+) -> None:
+    """Index a passage file as it is (ids kept), e.g. the DPR Wikipedia passages.
+
+    Example: assistant index passages psgs_w100.tsv
+    """
+    from index_builder.passages import index_passages
+    from models.errors import AssistantError
+
+    if not file.is_file():
+        raise AssistantError(f"no such passage file: {file}" if not file.exists() else f"not a file: {file}")
+    settings, embedder, store = _open_store(index, embedder_backend)
+    with _stop_on_ctrl_c() as should_stop:
+        bar, update = _progress_bar("documents")
+        with bar:
+            summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
+    typer.echo(summary.line())
+    typer.echo(f"index: {settings.index_path}")
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+@index_app.command("status")
+def status(
+    index: Optional[Path] = IndexOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+) -> None:
+    """Sources, documents, passages, disk size, embedding model and last update of the index.
+
+    Example: assistant index status
+    """
+    from index_builder.store import IndexStore
+    from models.config import load_settings
+
+    settings = load_settings(index=index)
+    info = IndexStore.open(settings.index_path).status()
+    if as_json:
+        typer.echo(json.dumps(info, indent=1))
+        return
+    updated = (datetime.fromtimestamp(info["updated"]).strftime("%Y-%m-%d %H:%M")
+               if info.get("updated") else "never")
+    typer.echo(f"index:           {info['path']}")
+    typer.echo(f"embedding model: {info['embedding_model']}")
+    typer.echo(f"documents:       {info['documents']}")
+    typer.echo(f"passages:        {info['passages']}"
+               + ("  (vector index built)" if info["vector_index"] else "  (exact vector search)"))
+    typer.echo(f"disk size:       {_size(info['disk_bytes'])}")
+    typer.echo(f"last update:     {updated}")
+    typer.echo(f"sources:         {len(info['sources'])}")
+    for name, source in info["sources"].items():
+        typer.echo(f"  {source.get('kind', '?'):10} {name}  ({source['documents']} documents, "
+                   f"{source['passages']} passages)")
+
+
+@index_app.command("remove")
+def remove(
+    source: str = typer.Argument(..., help="A source as `index status` lists it (folder, dump or file)."),
+    index: Optional[Path] = IndexOption,
+) -> None:
+    """Remove a source and all its passages from the index.
+
+    Example: assistant index remove ~/Documents/notes
+    """
+    from index_builder.store import IndexStore
+    from models.config import load_settings
+    from models.errors import AssistantError
+
+    settings = load_settings(index=index)
+    store = IndexStore.open(settings.index_path)
+    sources = store.meta.get("sources", {})
+    name = source if source in sources else str(Path(source).expanduser().resolve())
+    if name not in sources:
+        listed = ", ".join(sources) or "none"
+        raise AssistantError(f"no source {source} in the index (sources: {listed})")
+    started = time.monotonic()
+    removed = store.remove_source(name)
+    typer.echo(f"removed {name}: {removed} passages ({time.monotonic() - started:.1f}s)")

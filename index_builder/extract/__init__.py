@@ -1,0 +1,66 @@
+"""File -> (title, sections): one module per format family, chosen by file suffix.
+
+Every failure becomes Unreadable(reason): the folder indexer lists the file as skipped with
+that reason and goes on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chunking import Section
+
+
+class Unreadable(Exception):
+    """The file cannot be turned into text; str(exc) is the reason shown to the user."""
+
+
+@dataclass
+class Extracted:
+    title: str
+    sections: list[Section]
+
+
+def _extractors():
+    from . import html, office, pdf, text
+
+    return {
+        ".txt": text.plain, ".text": text.plain,
+        ".md": text.markdown, ".markdown": text.markdown,
+        ".rst": text.restructured,
+        ".html": html.html_file, ".htm": html.html_file, ".xhtml": html.html_file,
+        ".pdf": pdf.pdf,
+        ".docx": office.docx,
+        ".odt": office.odt,
+        ".epub": html.epub,
+    }
+
+
+_BY_SUFFIX: dict | None = None
+
+
+def extract(path: Path, data: bytes) -> Extracted:
+    """Title and sections of the file's text; raises Unreadable with the reason."""
+    global _BY_SUFFIX
+    if _BY_SUFFIX is None:
+        _BY_SUFFIX = _extractors()
+    if not data:
+        raise Unreadable("empty file")
+    from . import text
+
+    extractor = _BY_SUFFIX.get(path.suffix.lower(), text.any_text)
+    try:
+        extracted = extractor(path, data)
+    except Unreadable:
+        raise
+    except RecursionError:
+        raise Unreadable("too deeply nested to read") from None
+    except Exception as exc:  # libraries raise many kinds on damaged files; one reason line
+        kind = path.suffix.lstrip(".").upper() or "file"
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+        raise Unreadable(f"cannot read {kind}: {detail or type(exc).__name__}") from None
+    extracted.sections = [s for s in extracted.sections if s.text.strip()]
+    if not extracted.sections:
+        raise Unreadable("no text found")
+    extracted.title = " ".join(extracted.title.split()) or path.stem.replace("_", " ")
+    return extracted
