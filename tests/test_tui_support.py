@@ -1,0 +1,120 @@
+"""Fake-model backends for the TUI tests (no tests here; imported by test_tui_*.py).
+
+Everything but the models is real: strategies, the runner's event stream, and for indexing
+the real IndexStore and folder indexer with a tiny deterministic embedder.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import numpy as np
+from fakes import FakeJudge, FakeReader, FakeRetriever
+
+from assistant.context import RunContext
+from assistant.events import Answer
+from models.config import Settings
+from tui.backend import Backend, IndexInfo, SourceInfo
+
+TEXTS = {
+    "heron": "Project Heron builds a solar-powered weather buoy. The project is led by the marine "
+             "engineer Mira Okafor, who joined in 2021.",
+    "otter": "Project Otter builds a river-cleaning robot; its lead is Tomas Lind.",
+    "garden": "The community garden grows tomatoes, beans and pumpkins. Watering happens at dawn.",
+    "trains": "The night train from Vienna to Rome leaves at nine in the evening.",
+    "chess": "The chess club meets on Tuesdays in the library basement.",
+    "recipes": "Pumpkin soup needs pumpkin, onion, stock and a little nutmeg.",
+}
+MULTI = "Who leads Heron and who leads Otter?"
+
+
+def answer_for(prompt: str) -> str:
+    if "<facts>" in prompt:
+        return "Mira Okafor and Tomas Lind."
+    if "Otter" in prompt.split("Question:")[-1]:
+        return "Tomas Lind."
+    return "Mira Okafor leads Project Heron."
+
+
+def relevant(question: str, text: str) -> bool:
+    if question == MULTI:
+        return False  # forces decomposition
+    return any(word in text for word in ("Heron", "Otter") if word in question)
+
+
+class GatedReader(FakeReader):
+    """Waits on `gate` before every token, so a test can act while an answer streams."""
+
+    def __init__(self, gate: threading.Event | None, **kwargs):
+        super().__init__(**kwargs)
+        self.gate = gate
+
+    def stream(self, messages, max_tokens=128, **kwargs):
+        for piece in super().stream(messages, max_tokens=max_tokens, **kwargs):
+            if self.gate is not None and isinstance(piece, str):
+                if not self.gate.wait(timeout=10):
+                    raise TimeoutError("test gate never opened")
+            yield piece
+
+
+class TinyEmbedder:
+    """Deterministic 8-dimensional vectors; `gate` holds encode() until the test opens it."""
+
+    model_id = "tiny-test-embedder"
+    dim = 8
+
+    def __init__(self, gate: threading.Event | None = None):
+        self.gate = gate
+        self.calls = 0
+
+    def encode(self, texts):
+        self.calls += 1
+        if self.gate is not None and not self.gate.wait(timeout=10):
+            raise TimeoutError("test gate never opened")
+        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32)
+                for t in texts]
+        return np.array([r / (np.linalg.norm(r) or 1.0) for r in rows], dtype=np.float32)
+
+
+class FakeBackend(Backend):
+    """The real Backend over fake models; `fixed_index` pins the index view for snapshots."""
+
+    def __init__(self, tmp_path: Path, reader_gate=None, embed_gate=None, require_index=False,
+                 fixed_index: IndexInfo | None = None):
+        self.reader_gate = reader_gate
+        self.embedder = TinyEmbedder(embed_gate)
+        self.require_index = require_index
+        self.fixed_index = fixed_index
+        self.contexts: list[RunContext] = []
+        super().__init__(context_factory=self._context, embedder_factory=lambda s: self.embedder,
+                         settings=Settings(data_dir=tmp_path))
+
+    def _context(self, settings: Settings, strategy) -> RunContext:
+        if self.require_index and strategy.needs_index:
+            from index_builder.store import IndexStore
+
+            IndexStore.open(settings.index_path)  # the real "no index" error
+        retriever = FakeRetriever(TEXTS)
+        for rank, passage in enumerate(retriever.passages):
+            passage.score = round(0.05 - rank * 0.004, 4)
+        judge = FakeJudge(relevant=relevant, decompose={MULTI: ["Who leads Heron?", "Who leads Otter?"]})
+        ctx = RunContext(settings=settings, reader=GatedReader(self.reader_gate, answer=answer_for, prob=0.6),
+                         judge=judge, retriever=retriever)
+        self.contexts.append(ctx)
+        return ctx
+
+    def ask(self, question, spec, settings):
+        for event in super().ask(question, spec, settings):
+            if isinstance(event, Answer):
+                event.seconds = 1.5  # snapshots must not depend on the clock
+            yield event
+
+    def index_info(self, settings):
+        return self.fixed_index if self.fixed_index is not None else super().index_info(settings)
+
+
+SNAPSHOT_INDEX = IndexInfo(path=Path("/home/user/.local/share/offline-assistant/index"), exists=True,
+                           embedding_model="all-MiniLM-L6-v2", sources=[
+                               SourceInfo("/home/user/Documents/notes", "folder", 42, 1310),
+                               SourceInfo("/home/user/projects/handbook", "folder", 7, 88)])

@@ -1,0 +1,270 @@
+"""The index screen: sources with their counts; add or re-index a folder with a progress bar
+(in a worker thread, cancellable with Esc); remove a source."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.suggester import Suggester
+from textual.widgets import Button, DataTable, Footer, Header, Input, ProgressBar, Static
+
+from models.errors import AssistantError
+
+
+class PathSuggester(Suggester):
+    """Completes the last part of a path from what exists on disk (→ accepts)."""
+
+    def __init__(self):
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value:
+            return None
+        path = Path(value).expanduser()
+        folder, prefix = (path, "") if value.endswith("/") else (path.parent, path.name)
+        try:
+            names = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name.startswith(prefix)
+                           and not p.name.startswith("."))
+        except OSError:
+            return None
+        return value + names[0][len(prefix):] + "/" if names else None
+
+
+@dataclass
+class ProgressView:
+    """A copy of index_builder Progress taken on the worker thread."""
+
+    files_done: int
+    total_files: int | None
+    passages_done: int
+    rate: float
+    eta: float | None
+    current: str
+
+    @classmethod
+    def of(cls, progress) -> "ProgressView":
+        return cls(progress.files_done, progress.total_files, progress.passages_done,
+                   progress.passages_per_second, progress.eta_seconds, progress.current)
+
+    def line(self) -> str:
+        files = f"{self.files_done}/{self.total_files}" if self.total_files is not None else str(self.files_done)
+        eta = f" · ETA {self.eta:.0f}s" if self.eta is not None else ""
+        current = f" · {self.current}" if self.current else ""
+        return f"{files} files · {self.passages_done} passages · {self.rate:.0f}/s{eta}{current}"
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [Binding("y", "dismiss(True)", "Yes"), Binding("n,escape", "dismiss(False)", "No")]
+
+    def __init__(self, question: str):
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(self.question)
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Yes (y)", variant="error", id="yes")
+                yield Button("No (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class IndexScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "stop_or_back", "Stop/Back"),
+        Binding("f3", "back", "Back"),
+        Binding("ctrl+r", "reindex", "Re-index"),
+        Binding("delete,ctrl+d", "remove", "Remove"),
+    ]
+
+    class Progressed(Message):
+        def __init__(self, view: ProgressView):
+            super().__init__()
+            self.view = view
+
+    class Finished(Message):
+        def __init__(self, text: str, ok: bool):
+            super().__init__()
+            self.text, self.ok = text, ok
+
+    def __init__(self, backend, settings):
+        super().__init__()
+        self.backend = backend
+        self.settings = settings
+        self._stop: threading.Event | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._stop is not None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="index-summary")
+        yield DataTable(id="sources", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="add-row"):
+            yield Input(placeholder="folder to add, e.g. ~/Documents/notes (→ completes)", id="folder",
+                        suggester=PathSuggester())
+            yield Button("Add", variant="primary", id="add")
+        with Horizontal(id="index-buttons"):
+            yield Button("Re-index", id="reindex")
+            yield Button("Remove", variant="error", id="remove")
+            yield Button("Stop", id="stop", disabled=True)
+            yield Button("Back", id="back")
+        yield ProgressBar(id="index-progress", show_eta=False)
+        yield Static("", id="index-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Index"
+        table = self.query_one("#sources", DataTable)
+        table.add_columns("Source", "Kind", "Documents", "Passages")
+        if self.app.is_headless:
+            self.query_one("#folder", Input).cursor_blink = False
+        self.query_one("#index-progress", ProgressBar).display = False
+        self.refresh_sources()
+        self.query_one("#folder", Input).focus()
+
+    # -- the sources table -----------------------------------------------------------------
+    def refresh_sources(self) -> None:
+        table = self.query_one("#sources", DataTable)
+        table.clear()
+        summary = self.query_one("#index-summary", Static)
+        try:
+            info = self.backend.index_info(self.settings)
+        except AssistantError as exc:
+            summary.update(Text(f"error: {exc}", "red"))
+            return
+        if not info.exists:
+            summary.update(Text(f"No index yet at {info.path}. Type a folder below and press Enter.", "yellow"))
+            return
+        summary.update(Text.assemble(("Index ", "bold"), str(info.path), (f"  ·  {len(info.sources)} sources · "
+                                     f"{info.documents} documents · {info.passages} passages · "
+                                     f"{info.embedding_model}", "dim")))
+        for s in info.sources:
+            table.add_row(s.source, s.kind, str(s.documents), str(s.passages), key=s.source)
+
+    def selected_source(self) -> str | None:
+        table = self.query_one("#sources", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+
+    # -- actions -------------------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.add(event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {"add": lambda: self.add(self.query_one("#folder", Input).value),
+                   "reindex": self.action_reindex, "remove": self.action_remove,
+                   "stop": self.action_stop, "back": self.action_back}
+        actions[event.button.id]()
+
+    def add(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            self.set_status("Type the folder to add first.", "yellow")
+            return
+        self.start(Path(text).expanduser())
+
+    def action_reindex(self) -> None:
+        source = self.selected_source()
+        if source is None:
+            self.set_status("Nothing to re-index: the index has no sources.", "yellow")
+            return
+        self.start(Path(source))
+
+    def action_remove(self) -> None:
+        source = self.selected_source()
+        if source is None or self.busy:
+            self.set_status("Wait for indexing to finish or stop it (Esc)." if self.busy
+                            else "Nothing to remove.", "yellow")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                try:
+                    self.backend.remove_source(self.settings, source)
+                except AssistantError as exc:
+                    self.set_status(f"error: {exc}", "red")
+                    return
+                self.set_status(f"Removed {source}.", "green")
+                self.refresh_sources()
+
+        self.app.push_screen(ConfirmScreen(f"Remove {source} and its passages from the index?"), confirmed)
+
+    def action_stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self.set_status("Stopping after the current batch…", "yellow")
+
+    def action_stop_or_back(self) -> None:
+        if self.busy:
+            self.action_stop()
+        else:
+            self.action_back()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()  # indexing goes on in its worker; the screen object keeps its state
+
+    # -- the worker ----------------------------------------------------------------------
+    def start(self, folder: Path) -> None:
+        if self.busy:
+            self.set_status("Already indexing; Esc stops it.", "yellow")
+            return
+        self._stop = threading.Event()
+        bar = self.query_one("#index-progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.display = True
+        self.query_one("#stop", Button).disabled = False
+        self.set_status(f"Indexing {folder} … (Esc stops)", "")
+        self.index_worker(folder, self._stop)
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def index_worker(self, folder: Path, stop: threading.Event) -> None:
+        from index_builder.pipeline import Cancelled
+
+        try:
+            line = self.backend.add_source(self.settings, folder,
+                                           on_progress=lambda p: self.post_message(self.Progressed(
+                                               ProgressView.of(p))),
+                                           should_stop=stop.is_set)
+            self.post_message(self.Finished(f"Done: {line}", True))
+        except Cancelled as exc:
+            self.post_message(self.Finished(f"Stopped: {exc}", False))
+        except AssistantError as exc:
+            self.post_message(self.Finished(f"error: {exc}", False))
+        except Exception as exc:  # never a crash: show it and keep the app running
+            self.post_message(self.Finished(f"error: unexpected {type(exc).__name__}: {exc}", False))
+
+    def on_index_screen_progressed(self, message: Progressed) -> None:
+        bar = self.query_one("#index-progress", ProgressBar)
+        view = message.view
+        bar.update(total=view.total_files or None, progress=view.files_done)
+        self.set_status(view.line(), "")
+
+    def on_index_screen_finished(self, message: Finished) -> None:
+        self._stop = None
+        self.query_one("#stop", Button).disabled = True
+        bar = self.query_one("#index-progress", ProgressBar)
+        if message.ok and bar.total:
+            bar.update(progress=bar.total)
+        self.set_status(message.text, "green" if message.ok else "red" if message.text.startswith("error")
+                        else "yellow")
+        self.refresh_sources()
+        if self.app.screen is not self:
+            self.app.notify(message.text, severity="information" if message.ok else "warning")
+
+    def set_status(self, text: str, style: str) -> None:
+        self.query_one("#index-status", Static).update(Text(text, style))

@@ -1,0 +1,118 @@
+"""Strategy, k, depth, reader and judge, changed without restarting (applies to the next question)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from models.config import Settings
+from models.errors import AssistantError
+
+JUDGES = ("reader", "t5")
+
+
+@dataclass
+class Choice:
+    """What the settings screen returns: a strategy spec and settings, both checked."""
+
+    spec: str
+    settings: Settings
+
+
+class SettingsScreen(ModalScreen[Choice | None]):
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel"),
+        Binding("ctrl+s", "apply", "Apply", priority=True),
+    ]
+
+    def __init__(self, backend, spec: str, settings: Settings):
+        super().__init__()
+        self.backend = backend
+        self.spec = spec
+        self.settings = settings
+
+    def compose(self) -> ComposeResult:
+        name, _, options = self.spec.partition(":")
+        names = self.backend.strategy_names()
+        s = self.settings
+        with Vertical(id="settings-box"):
+            yield Static("Settings — used from the next question on", id="settings-title")
+            with VerticalScroll(id="settings-form"):
+                yield from self._row("Strategy", Select([(n, n) for n in names], value=name if name in names
+                                                        else names[0], allow_blank=False, compact=True,
+                                                        id="strategy"))
+                yield from self._row("Options", Input(options, placeholder="e.g. relevance=false,depth=2",
+                                                      compact=True, id="options"))
+                yield from self._row("k", Input(str(s.k), type="integer", compact=True, id="k"))
+                yield from self._row("Depth", Input(str(s.depth), type="integer", compact=True, id="depth"))
+                yield from self._row("Reader", Input(str(s.reader or ""), compact=True, id="reader",
+                                                     placeholder="a .gguf file; empty: bundled SmolLM2"))
+                yield from self._row("Judge", Select([(j, j) for j in JUDGES], allow_blank=False, compact=True,
+                                                     value=s.judge if s.judge in JUDGES else "reader",
+                                                     id="judge"))
+            yield Static("", id="settings-error")
+            with Horizontal(id="settings-buttons"):
+                yield Button("Apply", variant="primary", id="apply")
+                yield Button("Cancel", id="cancel")
+
+    @staticmethod
+    def _row(name: str, widget) -> ComposeResult:
+        with Horizontal(classes="settings-row"):
+            yield Label(name, classes="settings-label")
+            yield widget
+
+    def on_mount(self) -> None:
+        if self.app.is_headless:  # a still cursor keeps snapshots deterministic
+            for field in self.query(Input):
+                field.cursor_blink = False
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_apply()
+
+    def action_apply(self) -> None:
+        try:
+            choice = self.checked_choice()
+        except AssistantError as exc:
+            self.query_one("#settings-error", Static).update(f"✗ {exc}")
+            return
+        self.dismiss(choice)
+
+    def checked_choice(self) -> Choice:
+        value = lambda wid: self.query_one(f"#{wid}", Input).value.strip()  # noqa: E731
+        name = str(self.query_one("#strategy", Select).value)
+        options = value("options")
+        spec = f"{name}:{options}" if options else name
+        self.backend.make_strategy(spec)  # ConfigError names the strategy's options
+        k, depth = _integer("k", value("k"), 1, 50), _integer("depth", value("depth"), 0, 6)
+        reader = value("reader")
+        if reader:
+            self.backend.check_reader(reader)
+        judge = str(self.query_one("#judge", Select).value)
+        settings = replace(self.settings.with_overrides(k=k, depth=depth, judge=judge),
+                           reader=Path(reader).expanduser() if reader else None)
+        return Choice(spec, settings)
+
+
+def _integer(name: str, text: str, low: int, high: int) -> int:
+    from models.errors import ConfigError
+
+    try:
+        number = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number from {low} to {high}") from None
+    if not low <= number <= high:
+        raise ConfigError(f"{name} must be from {low} to {high}, not {number}")
+    return number
