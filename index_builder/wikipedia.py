@@ -79,8 +79,10 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
         summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
 
     def articles() -> Iterator[Document]:
-        taken = 0
+        taken = 0  # articles considered (new, changed or unchanged), for --limit
         for page in pages:
+            if limit and taken >= limit:
+                return
             progress.files_done += 1
             progress.bytes_done = raw.tell()
             progress.current = page.title
@@ -97,6 +99,7 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
                 skip("disambiguation pages")
                 continue
             path = url_title(page.title)
+            taken += 1
             if known:
                 seen.add(path)
             digest = content_hash(text.encode("utf-8"))
@@ -111,9 +114,6 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
             summary.articles += 1
             yield Document(source=source, path=path, title=page.title, sections=sections,
                            content_hash=digest, size=len(text), replaces=record is not None)
-            taken += 1
-            if limit and taken >= limit:
-                return
 
     try:
         summary.passages = write_documents(store, embedder, articles(), progress, on_progress, should_stop)

@@ -1,0 +1,136 @@
+"""Folder indexing: incremental runs process exactly what changed, the walk stays inside the
+folder, bad files are skipped with reasons, cancellation commits and resumes."""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+
+import numpy as np
+import pytest
+
+from index_builder.folder import index_folder
+from index_builder.pipeline import Cancelled
+from index_builder.store import IndexStore
+
+
+class HashEmbedder:
+    """Deterministic vectors from text hashes: fast, and enough for bookkeeping tests."""
+
+    model_id = "hash:16"
+    dim = 16
+
+    def __init__(self):
+        self.encoded = 0
+
+    def encode(self, texts):
+        self.encoded += len(texts)
+        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8) for t in texts]
+        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 16) + 1
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def ids(store):
+    return sorted(store.passages.to_arrow()["id"].to_pylist())
+
+
+@pytest.fixture
+def store(tmp_path):
+    return IndexStore.open_or_create(tmp_path / "index", HashEmbedder.model_id, HashEmbedder.dim)
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_edit_delete_add_processes_exactly_those_three(tmp_path, store):
+    folder = tmp_path / "docs"
+    for i in range(5):
+        write(folder, f"note{i}.md", f"# Note {i}\n\nThe number of this note is {i}.\n")
+    embedder = HashEmbedder()
+    first = index_folder(store, embedder, folder)
+    assert len(first.indexed) == 5 and not first.skipped
+    before = set(ids(store))
+
+    write(folder, "note1.md", "# Note 1\n\nThis note was edited to talk about herons.\n")
+    (folder / "note2.md").unlink()
+    write(folder, "note9.md", "# Note 9\n\nA new note about otters.\n")
+    os.utime(folder / "note3.md", (time.time() + 5, time.time() + 5))  # touched, same content
+    embedder.encoded = 0
+    second = index_folder(store, embedder, folder)
+    assert (second.indexed, second.updated, second.removed) == (["note9.md"], ["note1.md"], ["note2.md"])
+    assert second.unchanged == 3 and embedder.encoded == 2
+    texts = " ".join(store.passages.to_arrow()["text"].to_pylist())
+    assert "herons" in texts and "otters" in texts and "number of this note is 2" not in texts
+    after = set(ids(store))
+    assert len(after) == 5 and (before - after) == {p for p in before if p not in after}
+
+    # The touched file's new mtime was recorded: the next run does not even read it.
+    third = index_folder(store, embedder, folder)
+    assert third.unchanged == 5 and not (third.indexed or third.updated or third.removed)
+
+
+def test_walk_skips_hidden_tools_venvs_big_files_and_links(tmp_path, store):
+    folder = tmp_path / "docs"
+    write(folder, "keep.txt", "kept text")
+    write(folder, ".hidden/secret.txt", "hidden")
+    write(folder, "node_modules/lib.txt", "js")
+    write(folder, "env1/pyvenv.cfg", "home = /usr")
+    write(folder, "env1/notes.txt", "venv")
+    write(folder, "big.txt", "word " * 5000)
+    outside = write(tmp_path, "outside/elsewhere.txt", "outside text")
+    os.symlink(outside.parent, folder / "out-link")
+    os.symlink(folder, folder / "loop")
+    summary = index_folder(store, HashEmbedder(), folder, max_size=1000)
+    reasons = dict(summary.skipped)
+    assert summary.indexed == ["keep.txt"]
+    assert reasons[".hidden/"] == "hidden folder"
+    assert reasons["node_modules/"].startswith("tool")
+    assert reasons["env1/"] == "virtual environment"
+    assert reasons["big.txt"].startswith("larger than --max-size")
+    assert "out of the folder" in reasons["out-link/"] and "not followed" in reasons["loop/"]
+
+
+def test_bad_files_are_skipped_with_reasons_and_removed_when_they_break(tmp_path, store):
+    folder = tmp_path / "docs"
+    write(folder, "good.md", "# Good\n\nFine text.\n")
+    (folder / "bad.pdf").write_bytes(b"%PDF-1.4 not really")
+    (folder / "blob.dat").write_bytes(bytes(range(256)) * 4)
+    (folder / "empty.txt").write_bytes(b"")
+    summary = index_folder(store, HashEmbedder(), folder)
+    assert summary.indexed == ["good.md"]
+    assert {rel for rel, _ in summary.skipped} == {"bad.pdf", "blob.dat", "empty.txt"}
+    (folder / "good.md").write_bytes(b"")  # an indexed file that becomes unreadable leaves the index
+    again = index_folder(store, HashEmbedder(), folder)
+    assert again.removed == ["good.md"] and store.passages.count_rows() == 0
+
+
+def test_should_stop_commits_the_batch_then_resume_matches_clean_build(tmp_path):
+    folder = tmp_path / "docs"
+    for i in range(40):
+        write(folder, f"doc{i:02d}.txt", "\n\n".join(f"Paragraph {j} of document {i} " + "word " * 90
+                                                      for j in range(10)))
+    clean = IndexStore.open_or_create(tmp_path / "clean", HashEmbedder.model_id, HashEmbedder.dim)
+    index_folder(clean, HashEmbedder(), folder)
+
+    store = IndexStore.open_or_create(tmp_path / "index", HashEmbedder.model_id, HashEmbedder.dim)
+    reports = []
+    with pytest.raises(Cancelled, match="run the same command again to resume"):
+        index_folder(store, HashEmbedder(), folder, on_progress=reports.append,
+                     should_stop=lambda: bool(reports) and reports[-1].passages_done > 0)
+    partial = store.passages.count_rows()
+    assert 0 < partial < clean.passages.count_rows()
+    assert reports[-1].total_files == 40 and reports[-1].eta_seconds is not None
+    resumed = index_folder(store, HashEmbedder(), folder)
+    assert ids(store) == ids(clean)
+    assert resumed.unchanged > 0 and not resumed.updated
+
+
+def test_missing_folder_is_one_clear_error(tmp_path, store):
+    from models.errors import AssistantError
+
+    with pytest.raises(AssistantError, match="no such folder"):
+        index_folder(store, HashEmbedder(), tmp_path / "nope")
