@@ -250,7 +250,6 @@ class AssistantApp(App):
         self._index_screen.settings = self.settings
         if self.screen is not self._index_screen:
             self.push_screen("index")
-            self._index_screen.refresh_sources()
 
     async def action_quit(self) -> None:
         """Ask running work to stop between steps, then leave; the worker threads end on their own."""

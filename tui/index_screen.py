@@ -131,8 +131,10 @@ class IndexScreen(Screen):
         if self.app.is_headless:
             self.query_one("#folder", Input).cursor_blink = False
         self.query_one("#index-progress", ProgressBar).display = False
-        self.refresh_sources()
         self.query_one("#folder", Input).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_sources()  # another run (or the CLI) may have changed the index
 
     # -- the sources table -----------------------------------------------------------------
     def refresh_sources(self) -> None:

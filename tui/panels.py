@@ -144,6 +144,7 @@ class AnswerPanel(VerticalScroll):
             citations.add_option(Option(Text.assemble((f"[{i}] ", "bold cyan"), passage.citation_label()),
                                         id=str(i)))
         citations.display = bool(self._citations)
+        self.scroll_home(animate=False)
 
     def show_error(self, message: str, hint: str) -> None:
         out = Text("error: ", "bold red")
@@ -154,6 +155,11 @@ class AnswerPanel(VerticalScroll):
 
     def citation(self, number: int) -> Passage | None:
         return self._citations[number - 1] if 0 < number <= len(self._citations) else None
+
+    def on_descendant_focus(self, event) -> None:
+        citations = self.query_one("#citations", OptionList)
+        if event.widget is citations and citations.highlighted is None and citations.option_count:
+            citations.highlighted = 0  # Tab onto the list opens the first source
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -1,0 +1,241 @@
+"""Each flow of the app driven with Pilot over fake models (tests/test_tui_support.py)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from test_tui_support import MULTI, FakeBackend
+from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, Static
+
+from assistant.events import Detail, Passage, Retrieved, SubQuestion
+from tui.app import AnswerPanel, AssistantApp, DetailPanel, QuestionInput, StepTree
+
+
+def text_of(app, selector) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+async def ask(app, pilot, question: str, typed: bool = False) -> None:
+    box = app.query_one(QuestionInput)
+    box.focus()
+    if typed:
+        await pilot.press(*question)
+    else:
+        box.value = question
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def nodes(tree):
+    """Every node of the tree, depth first."""
+    stack, out = [tree.root], []
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(node.children))
+    return out
+
+
+async def test_ask_streams_steps_and_answer(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        answer = text_of(app, "#answer-text")
+        assert "Mira Okafor leads Project Heron." in answer
+        assert "resolved by passages" in answer
+        labels = [str(n.label) for n in nodes(app.query_one(StepTree))]
+        assert any(label.startswith("self-knowledge does not know it") for label in labels)
+        assert any(label.startswith("retrieve “Who leads Project Heron?” → 5 passages") for label in labels)
+        assert any("relevance 1 of 5 relevant" in label for label in labels)
+        assert any("heron.md ✓" in label for label in labels) and any("chess.md ✗" in label for label in labels)
+        citations = app.query_one("#citations", OptionList)
+        assert citations.option_count == 1
+        assert "ready" in text_of(app, "#status")
+
+
+async def test_question_history_and_q_typed_into_the_question(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(app, pilot, "quick question about Heron", typed=True)
+        await ask(app, pilot, "Who leads Otter?")
+        assert app.is_running  # 'q' typed into the question did not quit
+        box = app.query_one(QuestionInput)
+        assert box.value == ""
+        await pilot.press("up")
+        assert box.value == "Who leads Otter?"
+        await pilot.press("up")
+        assert box.value == "quick question about Heron"
+        await pilot.press("down", "down")
+        assert box.value == ""
+
+
+async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(app, pilot, MULTI)
+        tree = app.query_one(StepTree)
+        decompose = next(n for n in tree.root.children if str(n.label).startswith("decompose"))
+        subs = list(decompose.children)
+        assert [n.data.question for n in subs] == ["Who leads Heron?", "Who leads Otter?"]
+        assert all(isinstance(n.data, SubQuestion) for n in subs)
+        assert "→ Tomas Lind." in str(subs[1].label)
+        inner = [str(c.label) for c in subs[1].children]
+        assert inner[0].startswith("self-knowledge") and inner[-1].startswith("sub-answer Tomas Lind.")
+        assert any(isinstance(c.data, Retrieved) and c.data.query == "Who leads Otter?" for c in subs[1].children)
+        assert "Mira Okafor and Tomas Lind." in text_of(app, "#answer-text")
+
+
+async def test_expand_and_collapse_a_step(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        tree = app.query_one(StepTree)
+        group = next(n for n in tree.root.children if str(n.label).startswith("relevance"))
+        assert not group.is_expanded
+        tree.focus()
+        tree.move_cursor(group)
+        await pilot.press("space")
+        assert group.is_expanded and len(group.children) == 5
+        await pilot.press("space")
+        assert not group.is_expanded
+        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        tree.move_cursor(retrieval)
+        await pilot.press("f4")
+        assert not retrieval.is_expanded
+        await pilot.press("f4")
+        assert retrieval.is_expanded
+
+
+async def test_open_a_passage_from_the_tree_and_from_a_citation(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        tree = app.query_one(StepTree)
+        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        tree.focus()
+        tree.move_cursor(retrieval.children[3])  # trains.md
+        await pilot.press("enter")
+        detail = text_of(app, "#detail-text")
+        assert "trains.md" in detail and "night train from Vienna to Rome leaves at nine" in detail
+        # the numbered citation under the answer opens its passage
+        app.query_one("#citations", OptionList).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = text_of(app, "#detail-text")
+        assert "heron.md" in detail and "led by the marine engineer Mira Okafor, who joined in 2021" in detail
+
+
+async def test_switch_strategy_k_and_depth_without_restarting(tmp_path):
+    backend = FakeBackend(tmp_path)
+    app = AssistantApp(backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        screen = app.screen
+        screen.query_one("#strategy", Select).value = "rag"
+        screen.query_one("#k", Input).value = "2"
+        screen.query_one("#depth", Input).value = "1"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.spec == "rag" and app.settings.k == 2 and app.settings.depth == 1
+        assert "strategy rag  k 2  depth 1" in text_of(app, "#status")
+        await ask(app, pilot, "Who leads Project Heron?")
+        tree = app.query_one(StepTree)
+        assert "[rag]" in str(tree.root.label)
+        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        assert len(retrieval.children) == 2
+        assert not any(str(n.label).startswith("self-knowledge") for n in tree.root.children)
+
+
+async def test_settings_refuse_bad_values_with_a_message(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        screen = app.screen
+        screen.query_one("#options", Input).value = "colour=blue"
+        await pilot.press("ctrl+s")
+        assert app.screen is screen
+        assert "has no option colour" in str(screen.query_one("#settings-error", Static).render())
+        screen.query_one("#options", Input).value = ""
+        screen.query_one("#k", Input).value = "0"
+        await pilot.press("ctrl+s")
+        assert "k must be from 1 to 50" in str(screen.query_one("#settings-error", Static).render())
+        screen.query_one("#k", Input).value = "3"
+        screen.query_one("#reader", Input).value = str(tmp_path / "missing.gguf")
+        await pilot.press("ctrl+s")
+        assert "reader model not found" in str(screen.query_one("#settings-error", Static).render())
+        await pilot.press("escape")
+        assert app.screen is not screen and app.settings.k == 5
+
+
+async def test_missing_index_is_shown_with_what_to_do(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path, require_index=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        answer = text_of(app, "#answer-text")
+        assert "error: no index at" in answer and "F3" in answer
+        assert "error" in text_of(app, "#status")
+        assert app.is_running
+
+
+async def test_stop_an_answer_while_it_streams(tmp_path):
+    gate = threading.Event()
+    app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(QuestionInput).value = "Who leads Project Heron?"
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.asking
+        await pilot.press("escape")
+        assert not app.asking and "stopped" in text_of(app, "#status")
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "stopped" in text_of(app, "#answer-text")  # events after the stop were dropped
+        assert not any(str(n.label).startswith("answer") for n in app.query_one(StepTree).root.children)
+
+
+async def test_quit_mid_answer(tmp_path):
+    gate = threading.Event()
+    app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(QuestionInput).value = "Who leads Project Heron?"
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.asking
+        stop = app._stop_ask
+        await pilot.press("ctrl+q")
+        assert stop.is_set()
+        gate.set()
+    assert not app.is_running
+
+
+async def test_q_quits_when_not_typing(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(StepTree).focus()
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_detail_events_of_other_strategies_show_generically(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        tree = app.query_one(StepTree)
+        tree.start("Who leads Heron?")
+        feedback = {"id": "p9", "title": "Heron", "text": "Mira Okafor leads Heron.", "path": "heron.md"}
+        node = tree.add_event(Detail(step=3, kind="refeed", summary="kept the refinement (0.71 > 0.52)",
+                                     data={"decision": "refined", "draft_prob": 0.52, "refined_prob": 0.71,
+                                           "feedback": [feedback]}))
+        assert str(node.label) == "refeed kept the refinement (0.71 > 0.52)"
+        children = {str(c.label).split(" ")[0]: c for c in node.children}
+        assert str(children["decision:"].label) == "decision: refined"
+        passage_node = children["feedback"].children[0]
+        assert isinstance(passage_node.data, Passage) and passage_node.data.path == "heron.md"
+        tree.focus()
+        node.expand_all()
+        await pilot.pause()
+        tree.move_cursor(passage_node)
+        await pilot.pause()
+        assert "Mira Okafor leads Heron." in text_of(app, "#detail-text")

@@ -1,0 +1,106 @@
+"""The index screen driven with Pilot: the real folder indexer and LanceDB store, a tiny embedder."""
+from __future__ import annotations
+
+import threading
+
+from test_tui_support import FakeBackend
+from textual.widgets import DataTable, Input, ProgressBar, Static
+
+from tui.app import AssistantApp
+from tui.index_screen import IndexScreen
+
+
+def make_folder(root, files=4):
+    folder = root / "notes"
+    folder.mkdir()
+    for i in range(files):
+        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe heron number {i} nests by the river.\n")
+    return folder
+
+
+def rows(screen):
+    table = screen.query_one("#sources", DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def status(screen):
+    return str(screen.query_one("#index-status", Static).render())
+
+
+async def wait_until(pilot, condition, tries=100):
+    for _ in range(tries):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def test_add_a_folder_with_progress_then_reindex_and_remove(tmp_path):
+    gate = threading.Event()
+    folder = make_folder(tmp_path)
+    app = AssistantApp(FakeBackend(tmp_path, embed_gate=gate))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3")
+        screen = app.screen
+        assert isinstance(screen, IndexScreen)
+        assert "No index yet" in str(screen.query_one("#index-summary", Static).render())
+        screen.query_one("#folder", Input).value = str(folder)
+        await pilot.press("enter")
+        bar = screen.query_one("#index-progress", ProgressBar)
+        # the embedder is held: the bar shows the files walked so far while the batch waits
+        assert await wait_until(pilot, lambda: bar.total == 4 and bar.progress >= 1)
+        assert bar.display and "/4 files · 0 passages" in status(screen) and screen.busy
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("Done: 4 indexed, 0 updated, 0 unchanged")
+        assert rows(screen) == [[str(folder), "folder", "4", "4"]]
+        # re-index the selected source: nothing changed
+        screen.query_one("#sources", DataTable).focus()
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "0 indexed, 0 updated, 4 unchanged" in status(screen)
+        # remove, after confirming
+        await pilot.press("delete")
+        await pilot.press("y")
+        await pilot.pause()
+        assert rows(screen) == []
+        assert "Removed" in status(screen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, IndexScreen)
+
+
+async def test_cancel_indexing_keeps_the_committed_batch(tmp_path):
+    gate = threading.Event()
+    folder = make_folder(tmp_path, files=3)
+    app = AssistantApp(FakeBackend(tmp_path, embed_gate=gate))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        screen = app.screen
+        screen.query_one("#folder", Input).value = str(folder)
+        await pilot.press("enter")
+        assert await wait_until(pilot, lambda: "/3 files" in status(screen))
+        await pilot.press("escape")  # stop, not back: the screen stays
+        assert app.screen is screen and "Stopping" in status(screen)
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("Stopped: indexing cancelled")
+        assert not screen.busy
+        assert [r[2:] for r in rows(screen)] == [["3", "3"]]  # the batch in flight was committed
+        await pilot.press("escape")
+        assert app.screen is not screen
+
+
+async def test_bad_folder_is_a_message_not_a_crash(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        screen = app.screen
+        screen.query_one("#folder", Input).value = str(tmp_path / "nowhere")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("error: no such folder")
+        assert app.is_running
