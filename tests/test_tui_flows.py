@@ -38,12 +38,12 @@ def nodes(tree):
 
 
 async def test_ask_streams_steps_and_answer(tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         answer = text_of(app, "#answer-text")
         assert "Mira Okafor leads Project Heron." in answer
-        assert "resolved by passages" in answer
+        assert "resolved by passages" in text_of(app, "#answer-stats")
         labels = [str(n.label) for n in nodes(app.query_one(StepTree))]
         assert any(label.startswith("self-knowledge does not know it") for label in labels)
         assert any(label.startswith("retrieve “Who leads Project Heron?” → 5 passages") for label in labels)
@@ -71,7 +71,7 @@ async def test_question_history_and_q_typed_into_the_question(tmp_path):
 
 
 async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(app, pilot, MULTI)
         tree = app.query_one(StepTree)
@@ -87,7 +87,7 @@ async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
 
 
 async def test_expand_and_collapse_a_step(tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
@@ -100,20 +100,23 @@ async def test_expand_and_collapse_a_step(tmp_path):
         await pilot.press("space")
         assert not group.is_expanded
         retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        assert not retrieval.is_expanded  # folded once its passages were judged
         tree.move_cursor(retrieval)
         await pilot.press("f4")
-        assert not retrieval.is_expanded
-        await pilot.press("f4")
         assert retrieval.is_expanded
+        await pilot.press("f4")
+        assert not retrieval.is_expanded
 
 
 async def test_open_a_passage_from_the_tree_and_from_a_citation(tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
         retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
         tree.focus()
+        tree.move_cursor(retrieval)
+        await pilot.press("enter")  # unfolds it
         tree.move_cursor(retrieval.children[3])  # trains.md
         await pilot.press("enter")
         detail = text_of(app, "#detail-text")
@@ -239,3 +242,98 @@ async def test_detail_events_of_other_strategies_show_generically(tmp_path):
         tree.move_cursor(passage_node)
         await pilot.pause()
         assert "Mira Okafor leads Heron." in text_of(app, "#detail-text")
+
+
+async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))  # the app's default strategy: RA-ISF, then ReFeed
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        tree = app.query_one(StepTree)
+        stages = [n for n in tree.root.children if isinstance(n.data, Detail)]
+        assert [str(n.label).split(":")[0] for n in stages] == ["RA-ISF", "ReFeed"]
+        assert str(stages[0].children[0].label).startswith("self-knowledge")
+        refeed = {n.data.kind: n for n in stages[1].children if isinstance(n.data, Detail)}
+        assert set(refeed) == {"refeed.drafts", "refeed.feedback", "refeed.decision"}
+        decision = refeed["refeed.decision"]
+        assert "kept the refinement" in str(decision.label)
+        probabilities = {str(c.label): [str(g.label) for g in c.children] for c in decision.children}
+        assert probabilities["draft"] == ["text: Mira Okafor leads Project Heron.", "avg_prob: 0.6"]
+        assert probabilities["refined"][1] == "avg_prob: 0.6"
+        # a feedback passage opens with its full text, though the event only carries its id
+        feedback = refeed["refeed.feedback"].children[0]
+        assert str(feedback.label) == "passages 5 passages"
+        tree.focus()
+        refeed["refeed.feedback"].expand_all()
+        await pilot.pause()
+        tree.move_cursor(feedback.children[0])
+        await pilot.pause()
+        detail = text_of(app, "#detail-text")
+        assert "heron.md" in detail and "led by the marine engineer Mira Okafor" in detail
+
+
+async def test_number_keys_open_the_answers_sources(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(app, pilot, "Who leads Project Heron?")
+        await pilot.press("2")  # in the question box a digit is typed, not a command
+        assert app.query_one(QuestionInput).value == "2"
+        app.query_one(QuestionInput).value = ""
+        app.query_one(StepTree).focus()
+        await pilot.press("2")
+        assert "otter.md" in text_of(app, "#detail-text") and "Tomas Lind" in text_of(app, "#detail-text")
+        await pilot.press("9")
+        await pilot.pause()
+        assert "otter.md" in text_of(app, "#detail-text")  # no source 9: a notice, nothing else
+
+
+async def test_a_stopped_run_does_not_disturb_the_next_question(tmp_path):
+    gate = threading.Event()
+    backend = FakeBackend(tmp_path, reader_gate=gate)
+    app = AssistantApp(backend, spec="ra-isf")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(QuestionInput).value = "Who leads Project Heron?"
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        app.query_one(QuestionInput).value = "Who leads Otter?"
+        await pilot.press("enter")
+        gate.set()  # both runs go on; only the second may draw
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Tomas Lind." in text_of(app, "#answer-text")
+        assert "Otter" in str(app.query_one(StepTree).root.label)
+        assert "ready" in text_of(app, "#status") and not app.asking
+
+
+@pytest.mark.parametrize("spec, question, streamed", [
+    ("default", "Who leads Project Heron?", ["Mira Okafor leads Project Heron."] * 2),  # draft, refinement
+    ("ra-isf", MULTI, ["Mira Okafor and Tomas Lind."]),  # not the sub-questions' answers
+])
+async def test_answers_of_the_question_stream_but_not_those_of_sub_questions(tmp_path, monkeypatch, spec,
+                                                                                 question, streamed):
+    generations: dict[int, str] = {}
+    original = AnswerPanel.add_token
+
+    def recording(panel, step, text):
+        generations[step] = generations.get(step, "") + text
+        original(panel, step, text)
+
+    monkeypatch.setattr(AnswerPanel, "add_token", recording)
+    app = AssistantApp(FakeBackend(tmp_path), spec=spec)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ask(app, pilot, question)
+        assert [text.strip() for text in generations.values()] == streamed
+
+
+async def test_switch_strategy_with_the_keyboard_only(tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        names = app.backend.strategy_names()
+        await pilot.press("enter")  # opens the strategy list
+        await pilot.pause()
+        await pilot.press(*["down"] * (names.index("rag") - names.index(app.spec)), "enter")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.spec == "rag" and "strategy rag" in text_of(app, "#status")

@@ -1,6 +1,7 @@
 """The index screen driven with Pilot: the real folder indexer and LanceDB store, a tiny embedder."""
 from __future__ import annotations
 
+import json
 import threading
 
 from test_tui_support import FakeBackend
@@ -8,6 +9,7 @@ from textual.widgets import DataTable, Input, ProgressBar, Static
 
 from tui.app import AssistantApp
 from tui.index_screen import IndexScreen
+from tui.progress_view import ProgressView
 
 
 def make_folder(root, files=4):
@@ -86,7 +88,7 @@ async def test_cancel_indexing_keeps_the_committed_batch(tmp_path):
         gate.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert status(screen).startswith("Stopped: indexing cancelled")
+        assert status(screen).startswith("Stopped. What was written is kept")
         assert not screen.busy
         assert [r[2:] for r in rows(screen)] == [["3", "3"]]  # the batch in flight was committed
         await pilot.press("escape")
@@ -104,3 +106,36 @@ async def test_bad_folder_is_a_message_not_a_crash(tmp_path):
         await pilot.pause()
         assert status(screen).startswith("error: no such folder")
         assert app.is_running
+
+
+async def test_add_a_passage_file_and_refuse_other_files(tmp_path):
+    passages = tmp_path / "passages.jsonl"
+    passages.write_text("".join(json.dumps({"id": f"p{i}", "title": f"Heron {i}", "text": f"Heron fact {i}."}) + "\n"
+                                for i in range(3)))
+    other = tmp_path / "photo.png"
+    other.write_bytes(b"\x89PNG")
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        screen = app.screen
+        screen.query_one("#folder", Input).value = str(other)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("error: photo.png: add a folder, a Wikipedia dump")
+        screen.query_one("#folder", Input).value = str(passages)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("Done:")
+        assert rows(screen) == [[str(passages.resolve()), rows(screen)[0][1], "3", "3"]]
+
+
+def test_progress_line_for_folders_and_dumps():
+    folder = ProgressView(files_done=40, total_files=40, passages_done=0, rate=0.0, eta=0.0, current="a.md")
+    assert folder.line() == "40/40 files · 0 passages embedded · embedding the last batch…"
+    assert (folder.total, folder.done) == (40, 40)
+    dump = ProgressView(files_done=120, total_files=None, passages_done=300, rate=25.4, eta=61.2,
+                        current="Heron", bytes_done=3 * 1024 * 1024, total_bytes=12 * 1024 * 1024)
+    assert dump.line() == "120 documents · 3.0 MB of 12.0 MB read · 300 passages embedded · 25/s · ETA 61s · Heron"
+    assert (dump.total, dump.done) == (12 * 1024 * 1024, 3 * 1024 * 1024)

@@ -5,6 +5,7 @@ event is posted to the UI thread. Stopping = no longer iterating, checked betwee
 """
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from textual.widgets import Footer, Header, Input, Static, Tree
 from models.errors import AssistantError, ModelError
 
 from assistant.events import Answer, Event, Token
+from assistant.strategies import DEFAULT_STRATEGY
 
 from .backend import Backend
 from .index_screen import IndexScreen
@@ -26,7 +28,7 @@ from .panels import AnswerPanel, DetailPanel
 from .settings_screen import Choice, SettingsScreen
 from .steps import StepTree
 
-DEFAULT_SPEC = "ra-isf"
+DEFAULT_SPEC = DEFAULT_STRATEGY  # the same default as `assistant ask`
 
 
 def hint_for(message: str, exc: Exception | None = None) -> str:
@@ -74,20 +76,25 @@ class AssistantApp(App):
         Binding("f2", "settings", "Settings"),
         Binding("f3", "index", "Index"),
         Binding("escape", "stop", "Stop"),
-        Binding("f4", "toggle_steps", "Expand/collapse"),
+        Binding("f4", "toggle_steps", "Fold"),  # short labels: the legend fits 80 columns
+        # the screen's own Tab binding is hidden; this one puts it in the legend
+        Binding("tab", "focus_next", "Pane", priority=True),
         Binding("ctrl+l", "focus_question", "Question", show=False),
         Binding("slash", "focus_question", "Question", show=False),
+        *[Binding(str(n), f"open_citation({n})", f"Source {n}", show=False) for n in range(1, 10)],
     ]
 
+    # Both messages carry the stop flag of the run that sent them: a stopped run's late
+    # messages must not touch the next question's tree or state.
     class StepEvent(Message):
-        def __init__(self, event: Event):
+        def __init__(self, event: Event, run: threading.Event):
             super().__init__()
-            self.event = event
+            self.event, self.run = event, run
 
     class AskEnded(Message):
-        def __init__(self, error: str = "", hint: str = "", stopped: bool = False):
+        def __init__(self, run: threading.Event | None, error: str = "", hint: str = "", stopped: bool = False):
             super().__init__()
-            self.error, self.hint, self.stopped = error, hint, stopped
+            self.run, self.error, self.hint, self.stopped = run, error, hint, stopped
 
     def __init__(self, backend: Backend | None = None, spec: str = DEFAULT_SPEC):
         super().__init__()
@@ -95,6 +102,7 @@ class AssistantApp(App):
         self.spec = spec
         self.settings = None  # loaded on mount, where a bad config can be shown
         self._stop_ask: threading.Event | None = None
+        self._one_run_at_a_time = threading.Lock()
         self._index_screen: IndexScreen | None = None
 
     def compose(self) -> ComposeResult:
@@ -158,36 +166,44 @@ class AssistantApp(App):
         self.query_one(AnswerPanel).reset("Working… (the first question also loads the models)")
         self.query_one(DetailPanel).show(None)
         self._stop_ask = threading.Event()
-        self.update_status("answering · Esc stops")
+        self.refresh_bindings()
+        self.update_status("answering")
         self.ask_worker(question, self.spec, self.settings, self._stop_ask)
 
     @work(thread=True, group="ask", exit_on_error=False)
     def ask_worker(self, question: str, spec: str, settings, stop: threading.Event) -> None:
+        # A stopped run ends at its next step; the models are not safe to share between two
+        # runs, so the next question waits for that here rather than running beside it.
+        with self._one_run_at_a_time:
+            self._run_question(question, spec, settings, stop)
+
+    def _run_question(self, question: str, spec: str, settings, stop: threading.Event) -> None:
+        if stop.is_set():
+            return
         events = self.backend.ask(question, spec, settings)
         try:
             for event in events:
                 if stop.is_set():
-                    self.post_message(self.AskEnded(stopped=True))
-                    return
-                self.post_message(self.StepEvent(event))
-            self.post_message(self.AskEnded())
+                    return  # the UI already shows "stopped"
+                self.post_message(self.StepEvent(event, stop))
+            self.post_message(self.AskEnded(stop))
         except AssistantError as exc:
-            self.post_message(self.AskEnded(str(exc), hint_for(str(exc), exc)))
+            self.post_message(self.AskEnded(stop, str(exc), hint_for(str(exc), exc)))
         except Exception as exc:  # never a crash: show it, keep the app usable
-            self.post_message(self.AskEnded(f"unexpected {type(exc).__name__}: {exc}",
+            self.post_message(self.AskEnded(stop, f"unexpected {type(exc).__name__}: {exc}",
                                             "This is a bug; the app keeps running."))
         finally:
             events.close()  # runs the strategy's clean-up on this thread
 
     def on_assistant_app_step_event(self, message: StepEvent) -> None:
         event = message.event
-        if self._stop_ask is None or self._stop_ask.is_set():
-            return  # events still queued from a stopped run
+        if message.run is not self._stop_ask or message.run.is_set():
+            return  # still queued from a stopped run
+        tree = self.query_one(StepTree)
         if isinstance(event, Token):
-            if event.parent is None:
+            if tree.streams_answer(event):
                 self.query_one(AnswerPanel).add_token(event.step, event.text)
             return
-        tree = self.query_one(StepTree)
         node = tree.add_event(event)
         if node is not None and not tree.has_focus:  # follow the run unless the user is browsing
             self.call_after_refresh(tree.scroll_to_node, node, animate=False)
@@ -195,13 +211,16 @@ class AssistantApp(App):
             self.query_one(AnswerPanel).show_answer(event)
 
     def on_assistant_app_ask_ended(self, message: AskEnded) -> None:
+        if message.run is not self._stop_ask:
+            return  # the end of a run that was already stopped
         self._stop_ask = None
+        self.refresh_bindings()
         panel = self.query_one(AnswerPanel)
         if message.error:
             panel.show_error(message.error, message.hint)
             self.update_status("error")
         elif message.stopped:
-            panel.show_error("stopped", "Ask again, or change settings with F2.")
+            panel.show_error("you stopped this question.", "Ask again, or change settings with F2.", kind="stopped")
             self.update_status("stopped")
         else:
             self.update_status("ready")
@@ -217,10 +236,28 @@ class AssistantApp(App):
         self.query_one(DetailPanel).show(message.passage)
 
     # -- actions ---------------------------------------------------------------------------
+    MAIN_SCREEN_ONLY = {"toggle_steps", "focus_question", "stop", "settings", "index", "open_citation"}
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Keys of the main screen are neither shown nor active over the other screens;
+        Stop only shows while there is something to stop."""
+        if action in self.MAIN_SCREEN_ONLY and len(self.screen_stack) > 1:
+            return action == "index" and isinstance(self.screen, IndexScreen)  # F3 there goes back
+        if action == "stop":
+            return self.asking
+        return True
+
+    def action_open_citation(self, number: int) -> None:
+        passage = self.query_one(AnswerPanel).citation(number)
+        if passage is None:
+            self.notify(f"The answer has no source [{number}].", severity="warning", timeout=3)
+            return
+        self.query_one(DetailPanel).show(passage)
+
     def action_stop(self) -> None:
         if self._stop_ask is not None:
             self._stop_ask.set()
-            self.on_assistant_app_ask_ended(self.AskEnded(stopped=True))
+            self.on_assistant_app_ask_ended(self.AskEnded(self._stop_ask, stopped=True))
 
     def action_focus_question(self) -> None:
         self.query_one(QuestionInput).focus()
@@ -262,3 +299,6 @@ class AssistantApp(App):
 
 def run_app(backend: Backend | None = None) -> None:
     AssistantApp(backend).run()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
+        # the terminal is back, but a model call or an index batch still has to end
+        print("finishing the current step before exiting…", file=sys.stderr, flush=True)

@@ -18,6 +18,7 @@ from assistant.events import Event
 
 ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
 StopCheck = Callable[[], bool]
+PASSAGE_FILE_SUFFIXES = (".jsonl", ".json", ".tsv")
 
 
 @dataclass
@@ -123,20 +124,38 @@ class Backend:
 
     def add_source(self, settings: Settings, path: Path, on_progress: ProgressCallback | None = None,
                    should_stop: StopCheck | None = None) -> str:
-        """Index a folder (again); returns the summary line. Cancelled when should_stop says so."""
-        from index_builder.folder import index_folder
+        """Index a folder, a Wikipedia dump or a passage file (again); returns the summary line.
+
+        Which one is decided by the path, as `assistant index add/wikipedia/passages` would;
+        cancelled (index_builder.pipeline.Cancelled) when should_stop says so.
+        """
         from index_builder.store import IndexStore
 
         path = Path(path).expanduser()
-        if not path.exists():
-            raise AssistantError(f"no such folder: {path}")
-        if not path.is_dir():
-            raise AssistantError(f"{path} is a file; the app indexes folders "
-                                 "(use `assistant index` commands for dumps and passage files)")
+        index = self._indexer_for(path)  # a bad path is reported before the embedder loads
         embedder = self.embedder_factory(settings)
         store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
-        summary = index_folder(store, embedder, path, on_progress=on_progress, should_stop=should_stop)
-        return summary.line()
+        return index(store, embedder, path, on_progress=on_progress, should_stop=should_stop).line()
+
+    @staticmethod
+    def _indexer_for(path: Path):
+        if not path.exists():
+            raise AssistantError(f"no such folder or file: {path}")
+        if path.is_dir():
+            from index_builder.folder import index_folder
+
+            return index_folder
+        suffixes = [s.lower() for s in path.suffixes[-2:]]
+        if suffixes[-1:] == [".xml"] or suffixes == [".xml", ".bz2"]:
+            from index_builder.wikipedia import index_wikipedia
+
+            return index_wikipedia
+        if suffixes[-1:] and suffixes[-1] in PASSAGE_FILE_SUFFIXES:
+            from index_builder.passages import index_passages
+
+            return index_passages
+        raise AssistantError(f"{path.name}: add a folder, a Wikipedia dump (.xml, .xml.bz2) or a passage "
+                             "file (.jsonl, .tsv)")
 
     def remove_source(self, settings: Settings, source: str) -> None:
         from index_builder.store import IndexStore

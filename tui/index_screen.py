@@ -1,9 +1,8 @@
-"""The index screen: sources with their counts; add or re-index a folder with a progress bar
-(in a worker thread, cancellable with Esc); remove a source."""
+"""The index screen: sources with their counts; add or re-index a folder, a Wikipedia dump or a
+passage file with a progress bar (in a worker thread, cancellable with Esc); remove a source."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -18,9 +17,15 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, ProgressBa
 
 from models.errors import AssistantError
 
+from .backend import PASSAGE_FILE_SUFFIXES
+from .progress_view import ProgressView
+
+ADDABLE_FILES = (".xml", ".xml.bz2", *PASSAGE_FILE_SUFFIXES)  # dumps and passage files
+
 
 class PathSuggester(Suggester):
-    """Completes the last part of a path from what exists on disk (→ accepts)."""
+    """Completes the last part of a path from what exists on disk (→ accepts): folders, and
+    files the index screen can add."""
 
     def __init__(self):
         super().__init__(use_cache=False, case_sensitive=True)
@@ -31,34 +36,12 @@ class PathSuggester(Suggester):
         path = Path(value).expanduser()
         folder, prefix = (path, "") if value.endswith("/") else (path.parent, path.name)
         try:
-            names = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name.startswith(prefix)
-                           and not p.name.startswith("."))
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir()
+                           if p.name.startswith(prefix) and not p.name.startswith(".")
+                           and (p.is_dir() or p.name.lower().endswith(ADDABLE_FILES)))
         except OSError:
             return None
-        return value + names[0][len(prefix):] + "/" if names else None
-
-
-@dataclass
-class ProgressView:
-    """A copy of index_builder Progress taken on the worker thread."""
-
-    files_done: int
-    total_files: int | None
-    passages_done: int
-    rate: float
-    eta: float | None
-    current: str
-
-    @classmethod
-    def of(cls, progress) -> "ProgressView":
-        return cls(progress.files_done, progress.total_files, progress.passages_done,
-                   progress.passages_per_second, progress.eta_seconds, progress.current)
-
-    def line(self) -> str:
-        files = f"{self.files_done}/{self.total_files}" if self.total_files is not None else str(self.files_done)
-        eta = f" · ETA {self.eta:.0f}s" if self.eta is not None else ""
-        current = f" · {self.current}" if self.current else ""
-        return f"{files} files · {self.passages_done} passages · {self.rate:.0f}/s{eta}{current}"
+        return value + names[0][len(prefix):] if names else None
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -82,9 +65,10 @@ class ConfirmScreen(ModalScreen[bool]):
 class IndexScreen(Screen):
     BINDINGS = [
         Binding("escape", "stop_or_back", "Stop/Back"),
-        Binding("f3", "back", "Back"),
+        Binding("f3", "back", "Back", show=False),
         Binding("ctrl+r", "reindex", "Re-index"),
-        Binding("delete,ctrl+d", "remove", "Remove"),
+        Binding("f8", "remove", "Remove"),
+        Binding("delete", "remove", "Remove", show=False),
     ]
 
     class Progressed(Message):
@@ -102,6 +86,7 @@ class IndexScreen(Screen):
         self.backend = backend
         self.settings = settings
         self._stop: threading.Event | None = None
+        self._live = None  # index_builder's Progress of the running worker, read by a timer
 
     @property
     def busy(self) -> bool:
@@ -112,7 +97,7 @@ class IndexScreen(Screen):
         yield Static("", id="index-summary")
         yield DataTable(id="sources", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="add-row"):
-            yield Input(placeholder="folder to add, e.g. ~/Documents/notes (→ completes)", id="folder",
+            yield Input(placeholder="folder, dump or passage file to add (→ completes)", id="folder",
                         suggester=PathSuggester())
             yield Button("Add", variant="primary", id="add")
         with Horizontal(id="index-buttons"):
@@ -132,6 +117,7 @@ class IndexScreen(Screen):
             self.query_one("#folder", Input).cursor_blink = False
         self.query_one("#index-progress", ProgressBar).display = False
         self.query_one("#folder", Input).focus()
+        self.set_interval(0.25, self.poll_progress)
 
     def on_screen_resume(self) -> None:
         self.refresh_sources()  # another run (or the CLI) may have changed the index
@@ -151,7 +137,7 @@ class IndexScreen(Screen):
             return
         summary.update(Text.assemble(("Index ", "bold"), str(info.path), (f"  ·  {len(info.sources)} sources · "
                                      f"{info.documents} documents · {info.passages} passages · "
-                                     f"{info.embedding_model}", "dim")))
+                                     f"embedder {info.embedding_model}", "dim")))
         for s in info.sources:
             table.add_row(s.source, s.kind, str(s.documents), str(s.passages), key=s.source)
 
@@ -225,39 +211,51 @@ class IndexScreen(Screen):
         if self.busy:
             self.set_status("Already indexing; Esc stops it.", "yellow")
             return
-        self._stop = threading.Event()
+        self._stop, self._live = threading.Event(), None
         bar = self.query_one("#index-progress", ProgressBar)
         bar.update(total=None, progress=0)
         bar.display = True
         self.query_one("#stop", Button).disabled = False
-        self.set_status(f"Indexing {folder} … (Esc stops)", "")
+        self.set_status(f"Loading the embedder, then indexing {folder} … (Esc stops)", "")
         self.index_worker(folder, self._stop)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def index_worker(self, folder: Path, stop: threading.Event) -> None:
         from index_builder.pipeline import Cancelled
 
+        def on_progress(progress) -> None:
+            if self._live is None:  # from now on the poll timer reads it; the pipeline reports seldom
+                self._live = progress
+                self.post_message(self.Progressed(ProgressView.of(progress)))
+
         try:
-            line = self.backend.add_source(self.settings, folder,
-                                           on_progress=lambda p: self.post_message(self.Progressed(
-                                               ProgressView.of(p))),
+            line = self.backend.add_source(self.settings, folder, on_progress=on_progress,
                                            should_stop=stop.is_set)
             self.post_message(self.Finished(f"Done: {line}", True))
-        except Cancelled as exc:
-            self.post_message(self.Finished(f"Stopped: {exc}", False))
+        except Cancelled:
+            self.post_message(self.Finished("Stopped. What was written is kept; add the same path again "
+                                            "(or Ctrl+R) to resume.", False))
         except AssistantError as exc:
             self.post_message(self.Finished(f"error: {exc}", False))
         except Exception as exc:  # never a crash: show it and keep the app running
             self.post_message(self.Finished(f"error: unexpected {type(exc).__name__}: {exc}", False))
 
     def on_index_screen_progressed(self, message: Progressed) -> None:
-        bar = self.query_one("#index-progress", ProgressBar)
-        view = message.view
-        bar.update(total=view.total_files or None, progress=view.files_done)
-        self.set_status(view.line(), "")
+        self.show_progress(message.view)
+
+    def poll_progress(self) -> None:
+        if self._live is not None and self.busy:
+            self.show_progress(ProgressView.of(self._live))
+
+    def show_progress(self, view: ProgressView) -> None:
+        if not self.busy:
+            return  # a report that arrived after the worker finished
+        self.query_one("#index-progress", ProgressBar).update(total=view.total, progress=view.done)
+        if not self._stop.is_set():  # keep "Stopping…" visible once asked
+            self.set_status(view.line(), "")
 
     def on_index_screen_finished(self, message: Finished) -> None:
-        self._stop = None
+        self._stop, self._live = None, None
         self.query_one("#stop", Button).disabled = True
         bar = self.query_one("#index-progress", ProgressBar)
         if message.ok and bar.total:

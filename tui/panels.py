@@ -11,10 +11,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from assistant.events import Answer, Detail, Draft, Event, Passage, Relevance, Retrieved
+from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
 
-HINT = ("Select a step or a passage (↑↓ in the step tree, or click) to see it here.\n"
-        "Citations: Tab to the list under the answer, Enter opens one.")
+HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or click) to see it here. "
+        "Keys 1-9 (outside the question box) open the answer's sources.")
 
 
 def describe_passage(passage: Passage) -> Text:
@@ -36,6 +36,16 @@ def describe_passage(passage: Passage) -> Text:
     out.append("  ·  ".join(meta), "dim")
     out.append("\n\n")
     out.append(passage.text or "(the passage text is not in this step)")
+    return out
+
+
+def citation_label(number: int, passage: Passage) -> Text:
+    """One line: the number, where it is from and the passage's start (several passages often
+    come from one file)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(f"[{number}] ", "bold cyan")
+    out.append(passage.citation_label())
+    out.append(f"  {' '.join(passage.text.split())[:120]}", "dim")
     return out
 
 
@@ -74,7 +84,15 @@ def describe(data) -> Text:
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.counts.items())
         out.append(f"resolved by {data.resolved_by or '-'}\n{counts}\n", "dim")
         return out
-    if isinstance(data, (Draft, Detail)) or isinstance(data, Event):
+    if isinstance(data, Detail):
+        out = Text(f"{data.kind}\n", "bold")
+        out.append(f"{data.summary}\n\n")
+        for key, value in data.data.items():
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+            out.append(f"{key}: ", "bold")
+            out.append(f"{shown}\n")
+        return out
+    if isinstance(data, Event):
         out = Text(f"{data.type.replace('_', ' ')}\n\n", "bold")
         out.append_text(_fields(data))
         return out
@@ -94,7 +112,7 @@ class DetailPanel(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-class AnswerPanel(VerticalScroll):
+class AnswerPanel(VerticalScroll, can_focus=False):
     """The answer as it streams, then the final text with its numbered sources."""
 
     class CitationChosen(Message):
@@ -105,6 +123,7 @@ class AnswerPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("No question yet. Type one above and press Enter.", "dim"), id="answer-text")
         yield OptionList(id="citations")
+        yield Static("", id="answer-stats")
 
     def on_mount(self) -> None:
         self.query_one("#citations", OptionList).display = False
@@ -122,6 +141,7 @@ class AnswerPanel(VerticalScroll):
         citations.clear_options()
         citations.display = False
         self.text_widget.update(Text(message, "dim"))
+        self.query_one("#answer-stats", Static).update("")
 
     def add_token(self, step: int, text: str) -> None:
         if step != self._stream_step:  # a new generation (e.g. a refinement) replaces the last one
@@ -131,23 +151,22 @@ class AnswerPanel(VerticalScroll):
         self.scroll_end(animate=False)
 
     def show_answer(self, answer: Answer) -> None:
-        out = Text(answer.text or "(no answer)", "bold")
+        self.text_widget.update(Text(answer.text or "(no answer)", "bold"))
         c = answer.counts
-        out.append(f"\n\nresolved by {answer.resolved_by or '-'} · {c.get('retrievals', 0)} retrievals · "
-                   f"{c.get('sub_questions', 0)} sub-questions · {c.get('reader_calls', 0)} reader calls · "
-                   f"{answer.seconds:.1f}s", "dim")
-        self.text_widget.update(out)
+        self.query_one("#answer-stats", Static).update(Text(
+            f"resolved by {answer.resolved_by or '-'} · {c.get('retrievals', 0)} retrievals · "
+            f"{c.get('sub_questions', 0)} sub-questions · {c.get('reader_calls', 0)} reader calls · "
+            f"{answer.seconds:.1f}s", "dim"))
         self._citations = list(answer.citations)
         citations = self.query_one("#citations", OptionList)
         citations.clear_options()
         for i, passage in enumerate(self._citations, 1):
-            citations.add_option(Option(Text.assemble((f"[{i}] ", "bold cyan"), passage.citation_label()),
-                                        id=str(i)))
+            citations.add_option(Option(citation_label(i, passage), id=str(i)))
         citations.display = bool(self._citations)
         self.scroll_home(animate=False)
 
-    def show_error(self, message: str, hint: str) -> None:
-        out = Text("error: ", "bold red")
+    def show_error(self, message: str, hint: str, kind: str = "error") -> None:
+        out = Text(f"{kind}: ", "bold red" if kind == "error" else "bold yellow")
         out.append(message)
         if hint:
             out.append(f"\n\n{hint}", "yellow")

@@ -55,6 +55,8 @@ class SettingsScreen(ModalScreen[Choice | None]):
                 yield from self._row("Judge", Select([(j, j) for j in JUDGES], allow_blank=False, compact=True,
                                                      value=s.judge if s.judge in JUDGES else "reader",
                                                      id="judge"))
+            yield Static("Enter or Ctrl+S applies · Esc cancels · Tab moves between fields",
+                         id="settings-keys")
             yield Static("", id="settings-error")
             with Horizontal(id="settings-buttons"):
                 yield Button("Apply", variant="primary", id="apply")
@@ -67,6 +69,7 @@ class SettingsScreen(ModalScreen[Choice | None]):
             yield widget
 
     def on_mount(self) -> None:
+        self.query_one("#strategy", Select).focus()  # not the scrolling form around it
         if self.app.is_headless:  # a still cursor keeps snapshots deterministic
             for field in self.query(Input):
                 field.cursor_blink = False

@@ -1,0 +1,82 @@
+"""SVG snapshots of the main screens at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Deterministic: fake models, a fixed answer time, a pinned index view, no clock, no blinking
+cursor. Update after an intended change with `pytest tests/test_tui_snapshots.py --snapshot-update`
+and look at the SVGs in tests/__snapshots__/.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_tui_support import MULTI, SNAPSHOT_INDEX, FakeBackend
+
+from assistant.events import Retrieved
+from tui.app import AssistantApp, QuestionInput, StepTree
+
+# error messages name the data folder: a fixed one that does not exist keeps them the same
+NOWHERE = Path("/home/user/.local/share/offline-assistant")
+
+
+def first_retrieval(tree):
+    stack = list(tree.root.children)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node.data, Retrieved):
+            return node
+        stack.extend(node.children)
+    raise AssertionError("no retrieval in the tree")
+
+
+def asking(question: str, open_passage: int | None = None):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        app.query_one(QuestionInput).value = question
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if open_passage is not None:
+            tree = app.query_one(StepTree)
+            retrieval = first_retrieval(tree)
+            tree.focus()
+            retrieval.expand()
+            await pilot.pause()
+            tree.move_cursor(retrieval.children[open_passage])
+            await pilot.press("enter")
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_answered_question(snap_compare, tmp_path, size):
+    app = AssistantApp(FakeBackend(tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=asking("Who leads Project Heron?"))
+
+
+def test_decomposition_at_120x40(snap_compare, tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
+    assert snap_compare(app, terminal_size=(120, 40), run_before=asking(MULTI))
+
+
+def test_passage_opened_at_80x24(snap_compare, tmp_path):
+    app = AssistantApp(FakeBackend(tmp_path))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=asking("Who leads Project Heron?", 0))
+
+
+def test_missing_index_error_at_80x24(snap_compare):
+    assert not NOWHERE.exists()
+    app = AssistantApp(FakeBackend(NOWHERE, require_index=True))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=asking("Who leads Project Heron?"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_settings_screen(snap_compare, tmp_path, size):
+    app = AssistantApp(FakeBackend(tmp_path))
+    assert snap_compare(app, terminal_size=size, press=["f2"])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_index_screen(snap_compare, tmp_path, size):
+    app = AssistantApp(FakeBackend(tmp_path, fixed_index=SNAPSHOT_INDEX))
+    assert snap_compare(app, terminal_size=size, press=["f3"])
