@@ -1,0 +1,118 @@
+"""`assistant eval DATASET --strategy a,b,c`: answer quality and cost of strategies on a dataset;
+`assistant index dataset FILE`: the pooled paragraph corpus of a dataset file."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .index import _progress_bar, index_app
+from .main import app
+
+
+def _build_corpus(dataset: Path, settings) -> tuple[Path, int]:
+    from index_builder.dataset_corpus import build_dataset_corpus
+    from models import registry
+
+    embedder = registry.get_embedder(settings)
+    bar, update = _progress_bar()
+    with bar:
+        return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=update)
+
+
+@index_app.command("dataset")
+def index_dataset(
+    path: Path = typer.Argument(..., help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
+) -> None:
+    """Index the pooled, deduplicated paragraphs of all questions of a dataset file.
+
+    The index is kept under the data dir, keyed by the file, and reused by `assistant eval`.
+    Example: assistant index dataset ../shared/data/hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl
+    """
+    from models.config import load_settings
+
+    index, passages = _build_corpus(path, load_settings())
+    typer.echo(f"{passages} passages; index: {index}")
+
+
+def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> str:
+    """'pooled' -> the dataset's corpus index (built on first use), 'none', or an index folder."""
+    from index_builder.store import IndexStore
+
+    from ..evaluation.datasets import has_paragraphs, load_dataset
+    from ..strategies import make_strategy
+
+    needs_index = any(make_strategy(s).needs_index for s in specs)
+    if corpus == "none" or not needs_index:
+        return "none"
+    if corpus == "pooled":
+        if not has_paragraphs(examples) and not has_paragraphs(load_dataset(dataset)):
+            return "none"  # run_strategy explains that an index must be named
+        index, _ = _build_corpus(dataset, settings)
+        return str(index)
+    IndexStore.open(Path(corpus))  # fails clearly when there is no index there
+    return str(Path(corpus).resolve())
+
+
+@app.command("eval")
+def evaluate(
+    dataset: Path = typer.Argument(..., help="Dataset file (see docs/evaluation.md for the formats)."),
+    strategy: str = typer.Option("direct,rag,ra-isf", "--strategy", "-s",
+                                 help="Comma-separated strategy specs, e.g. 'direct,rag,ra-isf:depth=1'."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Only the first N questions."),
+    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
+    k: Optional[int] = typer.Option(None, "--k", min=1, max=50, help="Passages per retrieval."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=0, max=6, help="RA-ISF depth bound."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' or 't5'."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default eval-runs/<dataset>)."),
+    corpus: str = typer.Option("pooled", "--corpus",
+                               help="'pooled' (the dataset's own paragraphs), 'none', or an index folder."),
+) -> None:
+    """Evaluate strategies on a dataset: EM, F1, accuracy and cost, side by side.
+
+    Results go to one JSONL per strategy; re-running skips questions already answered.
+    Example: assistant eval hotpot.jsonl --strategy direct,rag,ra-isf --limit 100
+    """
+    from models import registry
+    from models.config import load_settings
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+
+    from ..evaluation.datasets import load_dataset
+    from ..evaluation.harness import RunPlan, run_strategy, split_specs
+    from ..evaluation.report import markdown_report
+
+    specs = split_specs(strategy)
+    examples = load_dataset(dataset, limit)
+    settings = load_settings(reader=reader, k=k, depth=depth, judge=judge)
+    reader_name = registry.reader_path(settings).stem
+    corpus_index = _resolve_corpus(corpus, dataset, examples, specs, settings)
+    if corpus_index != "none":
+        settings = settings.with_overrides(index=corpus_index)
+    out_dir = out or Path("eval-runs") / dataset.stem
+    plan = RunPlan(dataset=dataset, out_dir=out_dir, settings=settings, corpus=corpus_index,
+                   reader_name=reader_name)
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("EM {task.fields[em]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    summaries = []
+    with bar:
+        for spec in specs:
+            task = bar.add_task(spec, total=len(examples), em="-")
+            hits = []
+
+            def on_question(_spec, done, total, record, task=task, hits=hits):
+                hits.append(record["scores"]["em"])
+                bar.update(task, completed=done, em=f"{100 * sum(hits) / len(hits):.1f}")
+
+            summaries.append(run_strategy(spec, examples, plan, on_question))
+            bar.update(task, completed=len(examples))
+    corpus_note = "closed book" if corpus_index == "none" else f"corpus index {corpus_index}"
+    report = markdown_report(
+        f"{dataset.name}: {len(examples)} questions, reader {reader_name}", summaries,
+        notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"summary__{reader_name}.md").write_text(report, encoding="utf-8")
+    typer.echo(report)
+    typer.echo(f"results: {out_dir}")

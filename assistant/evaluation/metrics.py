@@ -1,0 +1,70 @@
+"""Answer metrics as the papers compute them: SQuAD-normalised EM and token F1 (best over the
+gold aliases), substring accuracy (a gold alias appears in the prediction), yes/no accuracy."""
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = set(string.punctuation)
+
+
+def normalize(text: str) -> str:
+    """SQuAD v1.1 normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> float:
+    pred = normalize(prediction)
+    return float(any(pred == normalize(g) for g in golds))
+
+
+def _f1(prediction: str, gold: str) -> float:
+    pred_tokens = normalize(prediction).split()
+    gold_tokens = normalize(gold).split()
+    if not pred_tokens or not gold_tokens:
+        return float(pred_tokens == gold_tokens)
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision = same / len(pred_tokens)
+    recall = same / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def f1(prediction: str, golds: Sequence[str]) -> float:
+    return max((_f1(prediction, g) for g in golds), default=0.0)
+
+
+def substring_match(prediction: str, golds: Sequence[str]) -> float:
+    """1 when a normalised gold alias occurs in the normalised prediction, on word boundaries."""
+    pred = f" {normalize(prediction)} "
+    return float(any(normalize(g) and f" {normalize(g)} " in pred for g in golds))
+
+
+def yes_no(prediction: str) -> str | None:
+    """The yes/no a prediction commits to: its first 'yes' or 'no' word, else None."""
+    for word in normalize(prediction).split():
+        if word in ("yes", "no"):
+            return word
+    return None
+
+
+def yes_no_accuracy(prediction: str, golds: Sequence[str]) -> float:
+    said = yes_no(prediction)
+    return float(said is not None and any(said == normalize(g) for g in golds))
+
+
+def score(prediction: str, golds: Sequence[str], kind: str = "span") -> dict[str, float]:
+    """All metrics of one prediction; `acc` is yes/no accuracy for yes/no questions, else
+    substring accuracy."""
+    scores = {"em": exact_match(prediction, golds), "f1": f1(prediction, golds),
+              "substring": substring_match(prediction, golds)}
+    scores["acc"] = yes_no_accuracy(prediction, golds) if kind == "yes/no" else scores["substring"]
+    return scores

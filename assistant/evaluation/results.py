@@ -1,0 +1,112 @@
+"""Per-question result records: built from a question's events, stored as resumable JSONL.
+
+A results file holds one JSON object per finished question; a run killed mid-write leaves at
+most one partial last line, which is cut off when the file is opened again.
+"""
+from __future__ import annotations
+
+import json
+import resource
+from pathlib import Path
+from typing import Iterable
+
+from models.errors import AssistantError
+
+from ..events import Answer, Decomposed, Detail, Event, Note, Relevance, Retrieved, SelfKnowledge
+from . import metrics
+from .datasets import QAExample
+
+
+def peak_rss_mb() -> float:
+    """The process's peak resident memory so far (Linux reports kilobytes)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def path_taken(events: Iterable[Event]) -> list[str]:
+    """A compact trace of the steps, e.g. ["knows=no", "retrieved 5", "relevant 0/5", "decomposed 2"]."""
+    trace: list[str] = []
+    relevant = judged = 0  # verdicts of the current run of Relevance events
+    for event in events:
+        prefix = f"d{event.depth} " if event.depth else ""
+        if isinstance(event, Relevance):
+            if not (trace and trace[-1].startswith(f"{prefix}relevant ")):
+                relevant = judged = 0
+                trace.append("")
+            judged += 1
+            relevant += event.relevant
+            trace[-1] = f"{prefix}relevant {relevant}/{judged}"
+        elif isinstance(event, SelfKnowledge):
+            trace.append(f"{prefix}knows={'yes' if event.knows else 'no'}")
+        elif isinstance(event, Retrieved):
+            trace.append(f"{prefix}retrieved {len(event.passages)}")
+        elif isinstance(event, Decomposed):
+            trace.append(f"{prefix}decomposed {len(event.sub_questions)}")
+        elif isinstance(event, Note):
+            trace.append(f"{prefix}note: {event.message[:60]}")
+        elif isinstance(event, Detail):
+            trace.append(f"{prefix}{event.kind}")
+    return trace
+
+
+def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
+    answer = next((e for e in reversed(events) if isinstance(e, Answer)), None)
+    if answer is None:
+        raise AssistantError(f"question {example.id}: the strategy ended without an answer")
+    sub_questions = [q for e in events if isinstance(e, Decomposed) for q in e.sub_questions]
+    return {
+        "id": example.id,
+        "question": example.question,
+        "gold": example.answers,
+        "kind": example.kind,
+        "prediction": answer.text,
+        "resolved_by": answer.resolved_by,
+        "scores": metrics.score(answer.text, example.answers, example.kind),
+        "counts": answer.counts,
+        "seconds": answer.seconds,
+        "path": path_taken(events),
+        "sub_questions": sub_questions,
+        "citations": [p.title or p.id for p in answer.citations],
+        "peak_rss_mb": rss_mb,
+    }
+
+
+def error_record(example: QAExample, message: str, seconds: float) -> dict:
+    """A question whose run failed is scored as a wrong answer and says why."""
+    return {"id": example.id, "question": example.question, "gold": example.answers, "kind": example.kind,
+            "prediction": "", "resolved_by": "error", "error": message,
+            "scores": metrics.score("", example.answers, example.kind), "counts": {}, "seconds": seconds,
+            "path": [], "sub_questions": [], "citations": [], "peak_rss_mb": peak_rss_mb()}
+
+
+class ResultsFile:
+    """Append-only JSONL of records, keyed by question id."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.records: dict[str, dict] = {}
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):  # a write cut off by a kill: drop the partial line
+            data = data[: data.rfind(b"\n") + 1]
+            self.path.write_bytes(data)
+        for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                self.records[record["id"]] = record
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise AssistantError(f"{self.path}: line {lineno} is not a result record; "
+                                     "remove the file or choose another --out") from None
+
+    def done(self, example_id: str) -> bool:
+        return example_id in self.records
+
+    def append(self, record: dict) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.records[record["id"]] = record
