@@ -76,10 +76,13 @@ def test_ask_json_shows_the_steps(env, folder):
     answer = events[-1]
     assert set(answer["counts"]) >= {"retrievals", "sub_questions", "reader_calls"}
     assert answer["counts"]["reader_calls"] >= 2
-    if not events[1]["knows"]:
+    verdict = next(e for e in events if e["type"] == "self_knowledge")
+    assert 0.0 <= verdict["score"] <= 1.0 and verdict["judge"]
+    if not verdict["knows"]:
         retrieved = next(e for e in events if e["type"] == "retrieved")
         assert retrieved["passages"][0]["path"] == "heron.md" and "score" in retrieved["passages"][0]
-        assert types.count("relevance") == len(retrieved["passages"])
+        top_level = [e for e in events if e["type"] == "relevance" and e["depth"] == 0]
+        assert [e["passage_id"] for e in top_level] == [p["id"] for p in retrieved["passages"]]
 
 
 def test_bad_input_is_one_clear_line(env, folder, tmp_path):
