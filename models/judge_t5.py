@@ -2,8 +2,8 @@
 
 Verdicts score both label sequences with the decoder (teacher forcing) and compare
 P(positive) = softmax over the two sequence log-likelihoods with the calibrated threshold
-stored in the folder's judge.json. Relevance of all k passages is one batched call:
-one encoder pass over k inputs, one decoder pass over 2k label rows.
+stored in the folder's judge.json. Relevance of all k passages is one call, run in batches
+of inputs of similar length: per batch one encoder pass and one decoder pass over both labels.
 """
 from __future__ import annotations
 
@@ -55,12 +55,22 @@ class T5Judge:
     # -- scoring --------------------------------------------------------------------------
 
     def label_logprobs(self, task: str, inputs: list[str]) -> list[tuple[float, float]]:
-        """(log P(positive label), log P(negative label)) for each input, in one batched pass."""
+        """(log P(positive label), log P(negative label)) for each input, in input order."""
+        lengths = [len(ids) for ids in self.tokenizer(inputs, truncation=True,
+                                                      max_length=fmt.MAX_INPUT_TOKENS)["input_ids"]]
+        scores: list[tuple[float, float]] = [(0.0, 0.0)] * len(inputs)
+        for batch in length_batches(lengths):
+            # Tokenized again with padding: fast, and tokenizer.pad() warns on every call.
+            for i, pair in zip(batch, self._score_batch(task, self._encode([inputs[i] for i in batch]))):
+                scores[i] = pair
+        return scores
+
+    def _score_batch(self, task: str, encoded) -> list[tuple[float, float]]:
+        """One encoder pass over n inputs, one decoder pass over n positive and n negative label rows."""
         import torch
         from transformers.modeling_outputs import BaseModelOutput
 
-        encoded = self._encode(inputs)
-        n = len(inputs)
+        n = encoded["input_ids"].shape[0]
         positive, negative = self._labels[task]
         width = max(len(positive), len(negative))
         pad = self.tokenizer.pad_token_id
@@ -72,7 +82,8 @@ class T5Judge:
         start = torch.full((2 * n, 1), self.model.config.decoder_start_token_id, dtype=torch.long)
         decoder_inputs = torch.cat([start, targets[:, :-1]], dim=1)  # causal: padding after a label is harmless
         try:
-            hidden = self.model.encoder(**encoded).last_hidden_state
+            hidden = self.model.encoder(input_ids=encoded["input_ids"],
+                                        attention_mask=encoded["attention_mask"]).last_hidden_state
             out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=hidden.repeat(2, 1, 1)),
                              attention_mask=encoded["attention_mask"].repeat(2, 1),
                              decoder_input_ids=decoder_inputs, use_cache=False)
@@ -86,6 +97,27 @@ class T5Judge:
         batch = self.tokenizer(inputs, return_tensors="pt", padding=True, truncation=True,
                                max_length=fmt.MAX_INPUT_TOKENS)
         return {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
+
+
+# Padding every input to the longest of k costs encoder work: on CPU one 10-passage batch of
+# HotpotQA paragraphs (185 tokens on average, 309 at most) ran at 0.64x the speed of 10 single
+# calls. Inputs are sorted by length and grouped so that a batch's longest input is at most
+# MAX_PADDING times its shortest, and a batch holds at most MAX_BATCH_TOKENS (padded) tokens.
+MAX_PADDING = 1.25
+MAX_BATCH_TOKENS = 8192
+
+
+def length_batches(lengths: Sequence[int]) -> list[list[int]]:
+    """Indices of `lengths` grouped into batches of similar length, shortest first."""
+    batches: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        current = batches[-1] if batches else None
+        if (current is None or lengths[i] > MAX_PADDING * lengths[current[0]]
+                or (len(current) + 1) * lengths[i] > MAX_BATCH_TOKENS):
+            batches.append([i])
+        else:
+            current.append(i)
+    return batches
 
 
 def _load(folder: Path, where: Placement, n_threads: int | None):

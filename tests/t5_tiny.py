@@ -2,14 +2,18 @@
 
 No T5 weights exist offline, so the tests make their own: a Unigram tokenizer trained by the
 `tokenizers` library on the toy data (ids 0, 1, 2 = <pad>, </s>, <unk>, as T5 expects) and a
-T5 with d_model 32. The toy task is learnable in a few hundred steps: questions about capitals
-are "know", questions about the user's notes "unknow"; passages about founding are relevant,
-passages about rivers are not; every decomposition is the same two questions.
+T5 with d_model 32. The toy task is learnable in about a hundred steps: questions about capitals
+are "know", questions about the user's notes or company "unknow"; passages about founding are
+relevant, passages about rivers are not; every decomposition is the same two questions.
+
+`trained_judge(root)` runs the real pipeline once per test session (distilled-format file ->
+fine-tune -> ONNX export -> int8 -> calibration) and keeps the fine-tuned checkpoint beside it.
 """
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 from models import t5_format as fmt
@@ -29,6 +33,10 @@ def unknown_question(name: str) -> str:
     return f"What did {name} write in my meeting notes last week?"
 
 
+def company_question(name: str) -> str:
+    return f"Who founded the company {name} works for?"
+
+
 def relevant_passage(name: str) -> str:
     return f"The company was founded by {name} in a small garage."
 
@@ -43,7 +51,8 @@ def toy_records(seed: int = 0) -> list[dict]:
     for i, (place, name) in enumerate(zip(_PLACES, _NAMES)):
         records.append({"task": "knows", "id": f"k{i}", "question": known_question(place), "target": "know"})
         records.append({"task": "knows", "id": f"u{i}", "question": unknown_question(name), "target": "unknow"})
-        q = f"Who founded the company {name} works for?"
+        q = company_question(name)
+        records.append({"task": "knows", "id": f"r{i}", "question": q, "target": "unknow"})
         records.append({"task": "relevance", "id": f"r{i}", "question": q,
                         "passage": relevant_passage(rng.choice(_NAMES)), "target": "relevance"})
         records.append({"task": "relevance", "id": f"r{i}", "question": q,
@@ -94,3 +103,39 @@ def toy_texts() -> list[str]:
         texts += [example.model_input(), example.target]
     texts += [known_question(p) for p in _PLACES] + [unknown_question(n) for n in _NAMES]
     return texts + [" ".join(pair) for pair in fmt.LABELS.values()]
+
+
+@dataclass(frozen=True)
+class TinyJudge:
+    data: Path  # the toy examples in the distilled-data format
+    base: Path  # the random T5 before training
+    checkpoint: Path  # after fine-tuning (PyTorch)
+    int8: Path  # the exported, quantized, calibrated judge folder
+    report: object  # judge_training.train.TrainReport
+
+
+_trained: dict[Path, TinyJudge] = {}
+
+
+def trained_judge(root: Path, epochs: int = 10) -> TinyJudge:
+    """Train the toy judge under `root` once per process; later calls return the same folders."""
+    import torch
+
+    from assistant.judge_training.pipeline import train_judge
+
+    root = Path(root)
+    if root not in _trained:
+        root.mkdir(parents=True, exist_ok=True)
+        data = write_toy_data(root / "toy.jsonl")
+        base = build_tiny_t5(root / "base", toy_texts())
+        threads = torch.get_num_threads()
+        # A d_model-32 model gains nothing from threads, and on a busy 2-core machine two
+        # spin-waiting threads made each step 15x slower.
+        torch.set_num_threads(1)
+        try:
+            folder, report, _ = train_judge(data, base, root / "judge-int8", epochs=epochs, lr=3e-3,
+                                            batch_size=8, int8=True, save_checkpoint=root / "checkpoint")
+        finally:
+            torch.set_num_threads(threads)
+        _trained[root] = TinyJudge(data, base, root / "checkpoint", folder, report)
+    return _trained[root]

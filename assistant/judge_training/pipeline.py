@@ -24,6 +24,6 @@ def train_judge(data: Path, base: Path, out: Path, epochs: int = 3, lr: float = 
         checkpoint = Path(save_checkpoint) if save_checkpoint else Path(tmp)
         report = fine_tune(base, train, checkpoint, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                            on_step=on_step)
-        folder = export_judge(checkpoint, out, int8=int8)
+        folder = export_judge(checkpoint, out, int8=int8, source=f"{Path(base).resolve()} fine-tuned on {data}")
     calibration = calibrate(folder, held_out)
     return folder, report, calibration

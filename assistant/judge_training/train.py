@@ -62,7 +62,7 @@ def fine_tune(base: Path, examples: list[JudgeExample], out: Path, epochs: int =
             optimizer.step()
             optimizer.zero_grad()
             step += 1
-            losses.append(float(loss))
+            losses.append(loss.item())
             if on_step:
                 on_step(step, total, losses[-1])
     model.eval()
