@@ -78,8 +78,11 @@ class Reader:
         try:
             from llama_cpp import Llama
 
+            threads = n_threads or max(1, os.cpu_count() or 1)
+            # Prompt evaluation has its own thread count (llama.cpp defaults it to every core): a
+            # user who lowers n_threads, e.g. on a busy machine, means both.
             self.llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers,
-                             n_threads=n_threads or max(1, os.cpu_count() or 1), verbose=False)
+                             n_threads=threads, n_threads_batch=threads, verbose=False)
         except Exception as exc:  # llama.cpp reports failures as bare ValueError/RuntimeError
             raise ModelError(f"cannot load reader model {self.path}: {exc}".splitlines()[0]) from None
         self.n_ctx = self.llm.n_ctx()

@@ -82,7 +82,7 @@ def get_reader(settings: Settings):
     from .reader import Reader
 
     path = reader_path(settings)
-    key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers)
+    key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers, settings.n_threads)
     return shared(key, lambda: Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers,
                                       n_threads=settings.n_threads))
 
