@@ -17,6 +17,10 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
     """Load what the strategy needs (models are shared per process)."""
     from models import registry
 
+    if settings.judge == "t5" and strategy.name != "direct":
+        from models.t5_onnx import check_folder
+
+        check_folder(settings.judge_path)  # a bad judge folder fails before minutes of model loading
     retriever = None
     if strategy.needs_index:
         from index_builder.store import IndexStore
