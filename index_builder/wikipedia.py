@@ -7,6 +7,7 @@ same wikitext are skipped before parsing (that needs the committed titles in mem
 from __future__ import annotations
 
 import bz2
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -26,11 +27,22 @@ class WikiSummary:
     removed: int = 0
     passages: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> pages
+    ended_early: str = ""  # why reading stopped before the end of the dump (cut or damaged)
 
     def line(self) -> str:
         skipped = ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items())) or "none"
-        return (f"{self.articles} articles indexed, {self.unchanged} unchanged, {self.removed} removed; "
+        line = (f"{self.articles} articles indexed, {self.unchanged} unchanged, {self.removed} removed; "
                 f"{self.passages} passages written; skipped: {skipped}")
+        if self.ended_early:
+            line += (f"\nwarning: the dump is cut or damaged ({self.ended_early}); "
+                     "the articles before that point are indexed")
+        return line
+
+
+def _is_dump_error(exc: Exception) -> bool:
+    """Errors of reading a truncated or damaged dump (bz2, XML, mwxml), not of our own code."""
+    return (isinstance(exc, (OSError, EOFError)) or type(exc).__module__.startswith(("xml", "mwxml", "mwtypes"))
+            or (isinstance(exc, ValueError) and "compressed" in str(exc).lower()))
 
 
 def url_title(title: str) -> str:
@@ -55,6 +67,29 @@ def open_dump(path: Path):
     raise AssistantError(f"{path} is not a Wikipedia XML dump (.xml or .xml.bz2)")
 
 
+class _WithSiteinfo:
+    """A dump stream with an empty <siteinfo> added after <mediawiki ...> when it has none:
+    mwxml refuses such dumps (exports of single pages often lack it), yet each page carries
+    its own namespace number, which is all the indexer needs."""
+
+    def __init__(self, stream, peek_bytes: int = 1 << 16):
+        head = stream.read(peek_bytes)
+        if b"<siteinfo" not in head:
+            match = re.search(rb"<mediawiki\b[^>]*>", head)
+            if match:
+                head = head[:match.end()] + b"<siteinfo></siteinfo>" + head[match.end():]
+        self._head, self._stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head:
+            if size is None or size < 0:
+                data, self._head = self._head + self._stream.read(), b""
+                return data
+            data, self._head = self._head[:size], self._head[size:]
+            return data
+        return self._stream.read(size)
+
+
 def index_wikipedia(store: IndexStore, embedder, dump: Path,
                     on_progress: ProgressCallback | None = None,
                     should_stop: StopCheck | None = None,
@@ -69,7 +104,7 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
     seen: set[str] = set()
     progress = Progress(total_bytes=Path(source).stat().st_size)
     try:
-        pages = mwxml.Dump.from_file(stream)
+        pages = mwxml.Dump.from_file(_WithSiteinfo(stream))
     except Exception as exc:
         raw.close()
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
@@ -79,6 +114,16 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
         summary.skipped[reason] = summary.skipped.get(reason, 0) + 1
 
     def articles() -> Iterator[Document]:
+        """All readable articles; a damaged or cut tail ends the stream instead of losing the
+        batch in progress (and everything after it is simply not in this run)."""
+        try:
+            yield from readable_articles()
+        except Exception as exc:
+            if isinstance(exc, AssistantError) or not _is_dump_error(exc):
+                raise
+            summary.ended_early = (str(exc).splitlines() or [type(exc).__name__])[0]
+
+    def readable_articles() -> Iterator[Document]:
         taken = 0  # articles considered (new, changed or unchanged), for --limit
         for page in pages:
             if limit and taken >= limit:
@@ -117,21 +162,9 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
 
     try:
         summary.passages = write_documents(store, embedder, articles(), progress, on_progress, should_stop)
-    except (OSError, EOFError, ValueError) as exc:  # a truncated or damaged dump
-        if isinstance(exc, AssistantError):
-            raise
-        first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise AssistantError(f"cannot read dump {dump}: {first}; what was read so far is indexed") from None
-    except Exception as exc:
-        if isinstance(exc, AssistantError):
-            raise
-        if type(exc).__module__.startswith(("xml", "mwxml", "mwtypes")):
-            first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise AssistantError(f"cannot read dump {dump}: {first}") from None
-        raise
     finally:
         raw.close()
-    if known and not limit:
+    if known and not limit and not summary.ended_early:  # unseen may lie past the cut
         gone = [record.doc_id for path, record in known.items() if path not in seen]
         store.remove_documents(gone)
         summary.removed = len(gone)

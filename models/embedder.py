@@ -1,23 +1,35 @@
 """Sentence embeddings with sentence-transformers, loaded from a local folder, offline."""
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import platform
+import shutil
 from pathlib import Path
+import warnings
 from typing import Sequence
 
 import numpy as np
 
 from .errors import ModelError
 
+BACKENDS = ("torch", "onnx")
+
 
 class Embedder:
     """Normalised embeddings (cosine = dot product), batched.
 
-    backend "torch" is the default; "onnx" uses the int8-quantised ONNX export of the same
-    model (exported on first use into the model folder's onnx/ subfolder when missing).
+    backend "torch" is the default; "onnx" uses an int8-quantised ONNX export of the same
+    model. The model folder may already hold one (onnx/model_q*.onnx); otherwise it is exported
+    once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
+    folder lives inside the installation and should stay as installed.
     """
 
-    def __init__(self, path: Path, backend: str = "torch", batch_size: int = 64):
+    def __init__(self, path: Path, backend: str = "torch", batch_size: int = 64,
+                 onnx_cache: Path | None = None):
+        if backend not in BACKENDS:
+            raise ModelError(f"unknown embedder backend '{backend}' (use one of: {', '.join(BACKENDS)})")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.path = Path(path)
@@ -28,9 +40,11 @@ class Embedder:
             from sentence_transformers import SentenceTransformer
 
             kwargs = {"device": "cpu", "local_files_only": True}
+            folder = self.path
             if backend == "onnx":
-                kwargs.update(backend="onnx", model_kwargs={"file_name": _onnx_file(self.path)})
-            self.model = SentenceTransformer(str(self.path), **kwargs)
+                folder, file_name = onnx_model(self.path, onnx_cache)
+                kwargs.update(backend="onnx", model_kwargs={"file_name": file_name})
+            self.model = SentenceTransformer(str(folder), **kwargs)
         except ModelError:
             raise
         except Exception as exc:  # the library raises many kinds; the user needs one line
@@ -39,7 +53,11 @@ class Embedder:
 
     @property
     def model_id(self) -> str:
-        """Recorded in the index so that a different model is refused at query time."""
+        """Recorded in the index so that a different model is refused at query time.
+
+        The backend is not part of it: int8 vectors of the same model search an index built
+        with the torch backend with nearly the same results (see benchmarks/bench_index_throughput).
+        """
         return f"{self.name}:{self.dim}"
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -52,11 +70,75 @@ class Embedder:
         return vectors.astype(np.float32, copy=False)
 
 
-def _onnx_file(path: Path) -> str:
-    candidates = ["onnx/model_qint8_avx512_vnni.onnx", "onnx/model_quint8_avx2.onnx", "onnx/model.onnx"]
-    for name in candidates:
-        if (path / name).is_file():
-            return name
-    raise ModelError(
-        f"no ONNX export in {path}/onnx; run `assistant models export-embedder` to create the int8 one"
-    )
+def _quantized_file(folder: Path) -> str | None:
+    onnx = folder / "onnx"
+    found = sorted(onnx.glob("model_q*.onnx")) if onnx.is_dir() else []
+    return f"onnx/{found[0].name}" if found else None
+
+
+def _quantization_config() -> str:
+    """The int8 kernel family this CPU runs best (all of them run on any x86-64 CPU)."""
+    if platform.machine().lower() in ("arm64", "aarch64"):
+        return "arm64"
+    try:
+        flags = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        flags = ""
+    return "avx512_vnni" if "avx512_vnni" in flags else "avx2"
+
+
+def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
+    """(folder, file name) of the int8 ONNX model of `path`, exporting it once when missing."""
+    found = _quantized_file(path)
+    if found:
+        return path, found
+    if cache is None:
+        from .config import default_data_dir
+
+        cache = default_data_dir() / "models"
+    folder = Path(cache) / f"{path.name}-onnx-int8"
+    found = _quantized_file(folder)
+    if found:
+        return folder, found
+    _export_int8(path, folder)
+    return folder, _quantized_file(folder)
+
+
+@contextlib.contextmanager
+def _quiet():
+    loggers = [logging.getLogger(name) for name in ("sentence_transformers", "transformers", "optimum")]
+    levels = [logger.level for logger in loggers]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+
+
+def _export_int8(path: Path, folder: Path) -> None:
+    """ONNX export, then dynamic int8 quantisation; written beside and renamed, so an
+    interrupted export never leaves a half-written model behind."""
+    from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
+
+    tmp = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        with _quiet():  # the exporter's advice ("save it into the model folder") is not for users
+            model = SentenceTransformer(str(path), device="cpu", backend="onnx", local_files_only=True)
+            model.save(str(tmp))
+            export_dynamic_quantized_onnx_model(model, _quantization_config(), str(tmp))
+        (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # the fp32 export: 4x the size, unused
+        if _quantized_file(tmp) is None:
+            raise ModelError(f"int8 ONNX export of {path} wrote no model file")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    except ModelError:
+        raise
+    except Exception as exc:
+        raise ModelError(f"cannot export {path} to int8 ONNX into {folder}: {exc}".splitlines()[0]) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
