@@ -134,3 +134,31 @@ def test_missing_folder_is_one_clear_error(tmp_path, store):
 
     with pytest.raises(AssistantError, match="no such folder"):
         index_folder(store, HashEmbedder(), tmp_path / "nope")
+
+
+def test_mixed_folder_in_one_run_names_every_skipped_file(tmp_path, store):
+    from test_index_formats import make_docx, make_epub, make_pdf
+
+    folder = tmp_path / "docs"
+    write(folder, "otters.md", "# Otters\n\nSea otters eat urchins.\n")
+    write(folder, "herons.txt", "Herons nest in the marsh.\n")
+    write(folder, "page.html", "<html><head><title>Lighthouse</title></head><body><p>A keeper.</p></body></html>")
+    (folder / "report.pdf").write_bytes(make_pdf(["Budget page one.", "Deadline page two."], title="Report"))
+    (folder / "minutes.docx").write_bytes(make_docx("Minutes", {"Decisions": "A treasurer was chosen."}))
+    (folder / "book.epub").write_bytes(make_epub("Tales", {"One": "The glacier guide climbed."}))
+    (folder / "latin1.txt").write_bytes("Le café de Zoé ouvre à Besançon.\n".encode("latin-1"))
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    (folder / "blob.bin").write_bytes(bytes(range(256)) * 16)
+    (folder / "empty.txt").write_bytes(b"")
+    os.symlink(folder / "loopb", folder / "loopa")
+    os.symlink(folder / "loopa", folder / "loopb")
+
+    summary = index_folder(store, HashEmbedder(), folder)
+    assert sorted(summary.indexed) == ["book.epub", "herons.txt", "latin1.txt", "minutes.docx", "otters.md",
+                                       "page.html", "report.pdf"]
+    reasons = dict(summary.skipped)
+    assert set(reasons) == {"broken.pdf", "blob.bin", "empty.txt", "loopa", "loopb"}
+    assert all(reasons.values()) and "loop" in reasons["loopa"]
+    rows = store.passages.to_arrow().to_pylist()
+    assert any("Zoé" in r["text"] for r in rows)  # decoded by its detected encoding
+    assert {r["page"] for r in rows if r["path"] == "report.pdf"} == {1, 2}

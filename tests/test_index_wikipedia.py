@@ -84,9 +84,31 @@ def test_plain_xml_dump_and_bad_dumps(tmp_path, store):
     (tmp_path / "notes.pdf").write_bytes(b"%PDF-1.4")
     with pytest.raises(AssistantError, match="not a Wikipedia XML dump"):
         index_wikipedia(store, HashEmbedder(), tmp_path / "notes.pdf")
-    (tmp_path / "cut.xml").write_text(xml[:300])
+    (tmp_path / "cut-head.xml").write_text(xml[:60])
     with pytest.raises(AssistantError, match="cannot read dump"):
-        index_wikipedia(store, HashEmbedder(), tmp_path / "cut.xml")
+        index_wikipedia(store, HashEmbedder(), tmp_path / "cut-head.xml")
+
+
+def test_cut_dump_keeps_what_was_read_and_siteinfo_is_optional(tmp_path):
+    page = ("<page><title>{0}</title><ns>0</ns><id>1</id><revision><id>1</id><text>"
+            "'''{0}s''' are [[animal]]s that swim.</text></revision></page>")
+    head = '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">'
+    siteinfo = "<siteinfo><sitename>T</sitename></siteinfo>"
+    full = head + siteinfo + page.format("Otter") + page.format("Beaver") + "</mediawiki>"
+    cut = tmp_path / "cut.xml"
+    cut.write_text(full[:full.index("Beaver") + 30])  # the second page is cut off mid-text
+    store = IndexStore.open_or_create(tmp_path / "a", HashEmbedder.model_id, HashEmbedder.dim)
+    summary = index_wikipedia(store, HashEmbedder(), cut)
+    assert [r["title"] for r in rows(store)] == ["Otter"]
+    assert summary.ended_early and "cut or damaged" in summary.line()
+
+    bare = tmp_path / "no-siteinfo.xml"  # exports of single pages come without <siteinfo>
+    bare.write_text(full.replace(siteinfo, ""))
+    store = IndexStore.open_or_create(tmp_path / "b", HashEmbedder.model_id, HashEmbedder.dim)
+    summary = index_wikipedia(store, HashEmbedder(), bare)
+    texts = sorted(r["text"] for r in rows(store))
+    assert texts == ["Beavers are animals that swim.", "Otters are animals that swim."]
+    assert not summary.ended_early
 
 
 def test_passage_files_keep_ids(tmp_path, store):
