@@ -1,0 +1,164 @@
+"""Hybrid query latency and recall of the vector index, on a synthetic index of N passages.
+
+The index is a real one (IndexStore schema, full-text index, `build_vector_index`), filled with
+clustered 384-d unit vectors and synthetic ~30-word texts; the embedder is a lookup of each
+query's precomputed vector, so only search is timed. Measured:
+- hybrid `HybridRetriever.search(q, k=10)` latency p50/p95, exact vector search (no index) and
+  with the IVF-PQ index + refine the retriever uses; RATIO indexed/exact p50;
+- recall@10 of the retriever's indexed vector search against exact search (numpy ground truth),
+  and of a few nprobes/refine settings, to show what refining buys.
+
+Run: .venv/bin/python benchmarks/bench_query.py [--small] [--rows N] [--queries Q]
+(default 10^5 rows, a few minutes on 2 cores; --small: 2*10^4 rows; --rows 1000000 for 10^6)
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from bench_support import machine_line, peak_rss_mb, percentile
+
+from assistant.retriever import HybridRetriever
+from index_builder.store import IndexStore, build_vector_index
+
+DIM = 384
+WORDS_PER_TEXT = 30
+VOCABULARY = 20_000
+ADD_CHUNK = 100_000
+
+
+def synthetic_rows(rows: int, clusters: int, rng: np.random.Generator):
+    """Unit vectors around `clusters` centres; texts from a Zipf vocabulary plus topic words."""
+    centres = rng.standard_normal((clusters, DIM)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    assignment = rng.integers(0, clusters, rows)
+    vectors = np.empty((rows, DIM), dtype=np.float32)
+    for start in range(0, rows, ADD_CHUNK):
+        part = assignment[start:start + ADD_CHUNK]
+        noise = rng.standard_normal((len(part), DIM)).astype(np.float32) * (0.9 / np.sqrt(DIM))
+        block = centres[part] + noise
+        vectors[start:start + len(part)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    common = np.minimum(rng.zipf(1.3, (rows, WORDS_PER_TEXT - 3)), VOCABULARY) - 1
+    topic = (assignment[:, None] * 3 + np.arange(3)) % VOCABULARY  # words shared within a cluster
+    words = np.concatenate([topic, common], axis=1)
+    texts = [" ".join(f"w{w}" for w in row) for row in words]
+    return vectors, texts
+
+
+def fill(store: IndexStore, vectors: np.ndarray, texts: list[str]) -> None:
+    table = store.passages
+    for start in range(0, len(texts), ADD_CHUNK):
+        end = min(start + ADD_CHUNK, len(texts))
+        n = end - start
+        ids = [f"p{i:07d}" for i in range(start, end)]
+        flat = pa.array(vectors[start:end].reshape(-1), type=pa.float32())
+        table.add(pa.table({
+            "id": ids, "doc_id": ids, "source": ["synthetic"] * n, "path": ids, "title": ids,
+            "section": [""] * n, "page": pa.array([0] * n, pa.int32()),
+            "ordinal": pa.array([0] * n, pa.int32()), "text": texts[start:end],
+            "search_text": texts[start:end], "vector": pa.FixedSizeListArray.from_arrays(flat, DIM),
+        }, schema=table.schema))
+
+
+class LookupEmbedder:
+    model_id = f"synthetic:{DIM}"
+    dim = DIM
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors = vectors
+
+    def encode(self, texts):
+        return np.stack([self.vectors[t] for t in texts])
+
+
+def make_queries(vectors, texts, count, rng):
+    picks = rng.choice(len(texts), count, replace=False)
+    noise = rng.standard_normal((count, DIM)).astype(np.float32) * (0.5 / np.sqrt(DIM))
+    qv = vectors[picks] + noise
+    qv /= np.linalg.norm(qv, axis=1, keepdims=True)
+    qt = [" ".join(texts[p].split()[:2] + texts[p].split()[5:7]) + f" q{i}" for i, p in enumerate(picks)]
+    return qt, qv
+
+
+def exact_top(vectors, queries, k):
+    scores = queries @ vectors.T
+    top = np.argpartition(-scores, k, axis=1)[:, :k]
+    return [set(f"p{i:07d}" for i in row) for row in top]
+
+
+def latencies(retriever, queries, k=10) -> list[float]:
+    retriever.search(queries[0], k)  # warm-up: opens files, loads index parts
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        retriever.search(q, k)
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def recall(retriever, qv, truth, k=10) -> tuple[float, float]:
+    """(recall@k of the vector side against exact search, its p50 latency in ms)."""
+    hits, times = 0, []
+    for vector, expected in zip(qv, truth):
+        start = time.perf_counter()
+        got = {r["id"] for r in retriever.by_vector(vector, k, columns=["id"])}
+        times.append(time.perf_counter() - start)
+        hits += len(got & expected)
+    return hits / (k * len(truth)), percentile(times, 50) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="20,000 rows")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--exact-queries", type=int, default=None,
+                        help="queries timed without the vector index (default: all up to 2*10^5 rows, "
+                             "else 20: an exact search of 10^6 rows takes seconds)")
+    args = parser.parse_args()
+    rows = 20_000 if args.small else args.rows
+    rng = np.random.default_rng(11)
+    print(machine_line())
+    work = Path(tempfile.mkdtemp(prefix="bench-query-"))
+    try:
+        start = time.perf_counter()
+        vectors, texts = synthetic_rows(rows, clusters=max(10, rows // 100), rng=rng)
+        qt, qv = make_queries(vectors, texts, args.queries, rng)
+        embedder = LookupEmbedder(dict(zip(qt, qv)))
+        store = IndexStore.open_or_create(work / "index", embedder.model_id, DIM)
+        fill(store, vectors, texts)
+        store.passages.optimize()  # folds the rows into the full-text index
+        print(f"{rows} rows written and full-text indexed in {time.perf_counter() - start:.0f}s")
+        truth = exact_top(vectors, qv, 10)
+
+        exact_count = args.exact_queries or (len(qt) if rows <= 200_000 else 20)
+        exact = latencies(HybridRetriever(store, embedder), qt[:exact_count])
+        start = time.perf_counter()
+        build_vector_index(store.passages, rows, DIM)
+        store.passages.optimize()
+        print(f"IVF-PQ vector index built in {time.perf_counter() - start:.0f}s")
+        retriever = HybridRetriever(store, embedder)
+        assert retriever.indexed
+        indexed = latencies(retriever, qt)
+        for name, lat in (("exact (no vector index)", exact), ("IVF-PQ + refine (retriever)", indexed)):
+            print(f"hybrid search k=10, {name:28} ({len(lat):3} queries): p50 {percentile(lat, 50) * 1000:7.1f} ms   "
+                  f"p95 {percentile(lat, 95) * 1000:7.1f} ms")
+        print(f"RATIO p50 indexed/exact = {percentile(indexed, 50) / percentile(exact, 50):.3f}")
+        found, ms = recall(retriever, qv, truth)
+        print(f"recall@10 of the retriever's indexed vector search vs exact: {found:.3f} "
+              f"(nprobes {retriever.nprobes}, refine {retriever.refine_factor}; vector side p50 {ms:.1f} ms)")
+        for nprobes, refine in ((20, 1), (32, 10), (64, 10), (128, 10)):
+            found, ms = recall(HybridRetriever(store, embedder, nprobes=nprobes, refine_factor=refine), qv, truth)
+            print(f"  recall@10 with nprobes {nprobes:3}, refine {refine:2}: {found:.3f}  (p50 {ms:.1f} ms)")
+        print(f"peak RSS {peak_rss_mb():.0f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
