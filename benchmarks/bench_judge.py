@@ -24,6 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' T5 tokenizer builder
 
 from models import t5_format as fmt  # noqa: E402
 
@@ -50,21 +51,16 @@ def build_random_t5(folder: Path, shape: str, texts: list[str]) -> Path:
     """A random T5 with `shape`, and a Unigram tokenizer trained on `texts` (so that passages
     split into a realistic number of tokens)."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import T5Config, T5ForConditionalGeneration, T5TokenizerFast
+    from transformers import T5Config, T5ForConditionalGeneration
 
-    tokenizer = Tokenizer(models.Unigram())
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer.decoder = decoders.Metaspace()
-    tokenizer.train_from_iterator(texts, trainers.UnigramTrainer(
-        vocab_size=16000, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"))
-    tokenizer.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    from t5_tiny import unigram_t5_tokenizer
+
+    tokenizer = unigram_t5_tokenizer(texts, vocab_size=16000)
     torch.manual_seed(0)
     config = T5Config(vocab_size=VOCAB, feed_forward_proj="gated-gelu", tie_word_embeddings=False,
                       decoder_start_token_id=0, pad_token_id=0, eos_token_id=1, **SHAPES[shape])
     T5ForConditionalGeneration(config).save_pretrained(folder)
-    T5TokenizerFast(tokenizer_object=tokenizer, extra_ids=0).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
     return folder
 
 

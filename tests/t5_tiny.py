@@ -69,23 +69,30 @@ def write_toy_data(path: Path) -> Path:
     return path
 
 
-def build_tiny_t5(folder: Path, texts: list[str]) -> Path:
-    """A random T5 (d_model 32, 2 layers) with a Unigram tokenizer trained on `texts`."""
-    import torch
+def unigram_t5_tokenizer(texts: list[str], vocab_size: int):
+    """A T5 tokenizer (ids 0, 1, 2 = <pad>, </s>, <unk>) with a Unigram model trained on `texts`."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import T5Config, T5ForConditionalGeneration, T5TokenizerFast
+    from transformers import T5TokenizerFast
 
     tokenizer = Tokenizer(models.Unigram())
     tokenizer.normalizer = normalizers.NFKC()
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
     tokenizer.decoder = decoders.Metaspace()
     tokenizer.train_from_iterator(texts, trainers.UnigramTrainer(
-        vocab_size=400, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"))
+        vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"))
     tokenizer.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
                                                              special_tokens=[("</s>", 1)])
-    wrapped = T5TokenizerFast(tokenizer_object=tokenizer, extra_ids=0)
+    return T5TokenizerFast(tokenizer_object=tokenizer, extra_ids=0)
+
+
+def build_tiny_t5(folder: Path, texts: list[str]) -> Path:
+    """A random T5 (d_model 32, 2 layers) with a Unigram tokenizer trained on `texts`."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    wrapped = unigram_t5_tokenizer(texts, vocab_size=400)
     torch.manual_seed(0)
-    config = T5Config(vocab_size=tokenizer.get_vocab_size(), d_model=32, d_ff=64, d_kv=8, num_heads=4,
+    config = T5Config(vocab_size=len(wrapped), d_model=32, d_ff=64, d_kv=8, num_heads=4,
                       num_layers=2, num_decoder_layers=2, decoder_start_token_id=0, pad_token_id=0,
                       eos_token_id=1, dropout_rate=0.0)
     T5ForConditionalGeneration(config).save_pretrained(folder)
