@@ -88,3 +88,21 @@ def test_settings_layering(tmp_path, monkeypatch):
     config.write_text("k = = 1")
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_settings()
+
+
+def test_reader_judge_knows_only_confident_closed_book_answers():
+    from models.judge_reader import KNOWS_THRESHOLD, ReaderJudge
+
+    from fakes import FakeReader
+
+    def judge(prob, text="Paris"):
+        reader = FakeReader(lambda prompt: text, prob=prob)
+        verdict = ReaderJudge(reader).knows("What is the capital of France?")
+        assert reader.stats.calls == 1 and "capital of France" in reader.prompts[0][-1]["content"]
+        return verdict
+
+    sure = judge(0.97)
+    assert sure.yes and sure.score == pytest.approx(0.97)
+    unsure = judge(KNOWS_THRESHOLD - 0.05)
+    assert not unsure.yes and unsure.score == pytest.approx(KNOWS_THRESHOLD - 0.05)
+    assert not judge(0.99, text="   ").yes  # no answer at all is not knowing
