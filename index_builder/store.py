@@ -266,7 +266,7 @@ def build_vector_index(table, rows: int, dim: int) -> None:
 
     ~4096 rows per partition rather than the usual sqrt(rows): k-means over sqrt(10^6) = 1000
     centroids is what makes a build of a million passages slow on a laptop, while a query that
-    visits 32 partitions of 4096 PQ codes stays in milliseconds (benchmarks/bench_query.py)."""
+    visits 128 partitions of 4096 PQ codes stays in milliseconds (benchmarks/bench_query.py)."""
     from lancedb.index import IvfPq
 
     partitions = max(16, rows // ROWS_PER_PARTITION)
