@@ -92,7 +92,8 @@ def get_embedder(settings: Settings):
 
     path = embedder_path(settings)
     key = ("embedder", str(path), settings.embedder_backend)
-    return shared(key, lambda: Embedder(path, backend=settings.embedder_backend))
+    return shared(key, lambda: Embedder(path, backend=settings.embedder_backend,
+                                        onnx_cache=Path(settings.data_dir) / "models"))
 
 
 def get_judge(settings: Settings):
