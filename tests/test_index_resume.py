@@ -73,15 +73,23 @@ def passage_ids(data: Path) -> list[str]:
     return sorted(store.passages.to_arrow()["id"].to_pylist())
 
 
-def committed_versions(data: Path) -> int:
-    versions = data / "index" / "passages.lance" / "_versions"
-    return len(list(versions.glob("*"))) if versions.is_dir() else 0
+def committed_passages(data: Path) -> int:
+    """Passages a reader sees now (0 before the first commit), read while the build writes."""
+    import lancedb
+
+    try:
+        return lancedb.connect(str(data / "index")).open_table("passages").count_rows()
+    except Exception:  # no index or no table yet
+        return 0
 
 
-def start_and_interrupt(cmd, env, data: Path, sig, after_versions: int):
+def start_and_interrupt(cmd, env, data: Path, sig, after_passages: int):
+    """Start a build and send `sig` once more than `after_passages` passages are committed:
+    waiting on passages rather than table versions, which the build also makes when it opens
+    the index or removes stale rows, so that the interrupted run has really written a batch."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while committed_versions(data) < after_versions and proc.poll() is None and time.monotonic() < deadline:
+    while committed_passages(data) <= after_passages and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
@@ -95,13 +103,12 @@ def test_killed_and_cancelled_builds_resume_to_the_clean_result(tmp_path, tiny_e
     data = tmp_path / "data"
     cmd, env = index_cmd(folder, data, tiny_embedder)
 
-    code, err = start_and_interrupt(cmd, env, data, signal.SIGKILL, after_versions=4)
+    code, err = start_and_interrupt(cmd, env, data, signal.SIGKILL, after_passages=0)
     assert code == -signal.SIGKILL, err
     after_kill = passage_ids(data)  # the index opens and reads after kill -9
     assert 0 < len(after_kill) < FILES and set(after_kill) <= set(expected)
 
-    code, err = start_and_interrupt(cmd, env, data, signal.SIGINT,
-                                    after_versions=committed_versions(data) + 2)
+    code, err = start_and_interrupt(cmd, env, data, signal.SIGINT, after_passages=len(after_kill))
     assert code == 1 and "indexing cancelled; run the same command again to resume" in err, err
     assert "Traceback" not in err
     after_cancel = passage_ids(data)
