@@ -57,7 +57,8 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
 
 @app.command("eval")
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Dataset file (see docs/evaluation.md for the formats)."),
+    dataset: Path = typer.Argument(..., help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
+                                             "PopQA, WebQuestions or StrategyQA (see README, eval)."),
     strategy: str = typer.Option("direct,rag,ra-isf", "--strategy", "-s",
                                  help="Comma-separated strategy specs, e.g. 'direct,rag,ra-isf:depth=1'."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Only the first N questions."),
