@@ -91,15 +91,6 @@ def measure(modes: dict, questions) -> dict[str, float]:
     return {name: len(questions) * K / s for name, s in seconds.items()}
 
 
-def pin_threads(reader, threads: int):
-    """Reader sets llama.cpp's n_threads only; prompt evaluation (n_threads_batch) would still use
-    every core, which on a busy machine made it 9x slower at --threads 1 (17 vs 156 tokens/s)."""
-    import llama_cpp
-
-    llama_cpp.llama_set_n_threads(reader.llm._ctx.ctx, threads, threads)
-    return reader
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="t5-small-like shapes instead of flan-t5-base")
@@ -130,7 +121,7 @@ def main() -> None:
         t5 = {"fp32": T5Judge(fp32, n_threads=args.threads), "int8": T5Judge(int8, n_threads=args.threads)}
         lengths = [len(t5["fp32"].tokenizer(fmt.relevance_input(q, p)).input_ids) for q, ps in questions for p in ps]
         print(f"  relevance inputs: {statistics.mean(lengths):.0f} tokens on average (max {max(lengths)})")
-        reader_judge = ReaderJudge(pin_threads(get_reader(Settings(n_threads=args.threads)), args.threads))
+        reader_judge = ReaderJudge(get_reader(Settings(n_threads=args.threads)))
         modes = {}
         for precision, judge in t5.items():
             modes[f"t5 {precision} batched"] = judge.relevant
