@@ -106,3 +106,10 @@ def test_reader_judge_knows_only_confident_closed_book_answers():
     unsure = judge(KNOWS_THRESHOLD - 0.05)
     assert not unsure.yes and unsure.score == pytest.approx(KNOWS_THRESHOLD - 0.05)
     assert not judge(0.99, text="   ").yes  # no answer at all is not knowing
+
+
+def test_human_size():
+    from assistant.sizes import human_size
+
+    assert [human_size(n) for n in (0, 1023, 1024, 1536, 5 * 2**20, 3 * 2**30)] == [
+        "0 B", "1023 B", "1.0 KB", "1.5 KB", "5.0 MB", "3.0 GB"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.sizes import human_size
+
 
 @dataclass
 class ProgressView:
@@ -35,7 +37,7 @@ class ProgressView:
 
     def line(self) -> str:
         if self.total_bytes:
-            read = f"{self.files_done} documents · {_size(self.bytes_done)} of {_size(self.total_bytes)} read"
+            read = f"{self.files_done} documents · {human_size(self.bytes_done)} of {human_size(self.total_bytes)} read"
         else:
             read = f"{self.files_done}/{self.total_files} files" if self.total_files is not None \
                 else f"{self.files_done} files"
@@ -50,10 +52,3 @@ class ProgressView:
             parts.append(self.current)
         return " · ".join(parts)
 
-
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"

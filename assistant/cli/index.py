@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from ..sizes import human_size
 from .main import app
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
@@ -204,14 +205,6 @@ def passages(
     typer.echo(f"index: {settings.index_path}")
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 @index_app.command("status")
 def status(
     index: Optional[Path] = IndexOption,
@@ -236,7 +229,7 @@ def status(
     typer.echo(f"documents:       {info['documents']}")
     typer.echo(f"passages:        {info['passages']}"
                + ("  (vector index built)" if info["vector_index"] else "  (exact vector search)"))
-    typer.echo(f"disk size:       {_size(info['disk_bytes'])}")
+    typer.echo(f"disk size:       {human_size(info['disk_bytes'])}")
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info['sources'])}")
     for name, source in info["sources"].items():

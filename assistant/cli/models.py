@@ -16,12 +16,9 @@ app.add_typer(models_app, name="models")
 def _size(path: Path) -> str:
     from models.t5_onnx import folder_size
 
-    size = folder_size(path) if path.is_dir() else path.stat().st_size
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return ""
+    from ..sizes import human_size
+
+    return human_size(folder_size(path) if path.is_dir() else path.stat().st_size)
 
 
 def _reader_row(settings) -> dict:
