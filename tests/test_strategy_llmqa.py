@@ -1,5 +1,6 @@
 """LLMQA: expansion choice, sliding-window reranking, ranking-output parsing (fake models)."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -116,3 +117,16 @@ def test_bad_options_are_config_errors():
         make_strategy("llmqa:window=3,step=3")
     with pytest.raises(ConfigError, match="window"):
         make_strategy("llmqa:window=1")
+
+
+def test_a_reranker_that_copies_the_prompts_example_keeps_the_retrieval_order():
+    # Small readers often reply with the format example verbatim; that must not reorder anything
+    # (an example written as a full reverse ranking once made LLMQA keep the worst passages).
+    def answer(prompt):
+        if "Rank the" in prompt:
+            return re.findall(r"\[\d+\](?: > \[\d+\])+", prompt.split("</documents>")[-1])[-1]
+        return "Lagos"
+
+    events = list(run_question("Q?", "llmqa", make_context(reader=FakeReader(answer),
+                                                           retriever=FakeRetriever(CORPUS))))
+    assert kinds(events, "llmqa.rerank")[0].data["kept"] == ["p0", "p1", "p2"]

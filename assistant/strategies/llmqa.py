@@ -54,12 +54,15 @@ def _plain(text: str) -> str:
 
 
 def rank_messages(question: str, expansion: str, passages: Sequence[Passage]) -> list[dict]:
-    example = " > ".join(f"[{i}]" for i in range(len(passages), 0, -1))
+    # The format hint is RankGPT's "[1] > [2]", not a full ranking: small readers copy an example
+    # verbatim, and a copied full reverse ranking ("[6] > [5] > ... > [1]") kept the worst passages.
     return [{"role": "system", "content": RANK_SYSTEM},
             {"role": "user", "content": f"Question: {question}\nBackground: {_plain(expansion)}\n\n"
                                         f"{prompts.format_passages(passages)}\n\nRank the {len(passages)} "
-                                        f"passages from most to least likely to contain the answer. Reply "
-                                        f"with the numbers only, like {example}."}]
+                                        f"passages above from most to least likely to contain the answer to: "
+                                        f"{question}\nReply "
+                                        f"with the passage numbers only, most likely first, in the format "
+                                        f"[] > [], e.g. [1] > [2]."}]
 
 
 def answer_messages(question: str, expansion: str, passages: Sequence[Passage]) -> list[dict]:
