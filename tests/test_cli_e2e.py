@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from docs_folder import write_docs
+
 pytestmark = pytest.mark.real_models
 
 DOCS = {
@@ -32,9 +34,7 @@ def env(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("docs")
-    for name, text in DOCS.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    folder = write_docs(tmp_path_factory.mktemp("docs"), DOCS)
     return folder
 
 

@@ -14,6 +14,7 @@ from assistant.judge_training.data import read_examples
 from models.t5_onnx import DECODER
 
 import t5_tiny
+from docs_folder import write_docs
 
 pytestmark = pytest.mark.real_models
 
@@ -51,10 +52,7 @@ def env(tmp_path):
 def indexed(tmp_path_factory):
     """A data dir whose index holds one founding passage and one river passage."""
     root = tmp_path_factory.mktemp("judge-cli")
-    docs = root / "docs"
-    docs.mkdir()
-    for name, text in DOCS.items():
-        (docs / name).write_text(text, encoding="utf-8")
+    docs = write_docs(root / "docs", DOCS)
     env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=str(root / "none.toml"),
                HF_HUB_OFFLINE="1")
     built = assistant("index", "add", str(docs), env=env)

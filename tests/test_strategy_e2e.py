@@ -14,6 +14,8 @@ from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings
 
+from docs_folder import write_docs
+
 pytestmark = pytest.mark.real_models
 
 DOCS = {
@@ -32,10 +34,7 @@ def settings(tmp_path_factory):
     from models import registry
 
     root = tmp_path_factory.mktemp("strategies")
-    folder = root / "docs"
-    folder.mkdir()
-    for name, text in DOCS.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    folder = write_docs(root / "docs", DOCS)
     settings = Settings(data_dir=root / "data", k=2, depth=1, max_answer_tokens=24, max_reader_calls=20)
     embedder = registry.get_embedder(settings)
     store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)

@@ -15,6 +15,8 @@ from tui.app import AssistantApp, QuestionInput, StepTree
 from tui.backend import Backend
 from tui.index_screen import IndexScreen
 
+from docs_folder import write_docs
+
 pytestmark = pytest.mark.real_models
 
 DOCS = {
@@ -34,10 +36,7 @@ def nodes(tree):
 
 
 async def test_index_a_folder_then_ask_with_the_bundled_models(tmp_path):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for name, text in DOCS.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    folder = write_docs(tmp_path / "docs", DOCS)
     settings = Settings(data_dir=tmp_path / "data", k=2, max_answer_tokens=24, max_reader_calls=10)
     app = AssistantApp(Backend(settings=settings), spec="rag")
     async with app.run_test(size=(100, 30)) as pilot:
