@@ -137,3 +137,16 @@ def test_passage_files_keep_ids(tmp_path, store):
         index_passages(store, HashEmbedder(), bad)
     with pytest.raises(AssistantError, match="passage files are"):
         index_passages(store, HashEmbedder(), jsonl.rename(tmp_path / "corpus.csv"))
+
+
+def test_dump_progress_is_shown_as_sizes_and_folder_progress_as_counts():
+    from assistant.cli.progress import progress_fields
+    from index_builder.pipeline import Progress
+
+    dump = progress_fields(Progress(files_done=40, passages_done=900, bytes_done=3 * 1024 * 1024,
+                                    total_bytes=12 * 1024 * 1024), "pages")
+    assert dump["done"] == "3.0 MB/12.0 MB" and dump["completed"] / dump["total"] == 0.25
+    assert dump["rate"].startswith("40 pages, 900 passages")
+    folder = progress_fields(Progress(files_done=3, total_files=8), "files")
+    assert folder["done"] == "3/8" and folder["total"] == 8
+    assert progress_fields(Progress(files_done=3), "files")["done"] == "3"

@@ -7,7 +7,8 @@ from typing import Optional
 
 import typer
 
-from .index import _progress_bar, index_app
+from .index import index_app
+from .progress import progress_bar
 from .main import app
 
 
@@ -16,7 +17,7 @@ def _build_corpus(dataset: Path, settings) -> tuple[Path, int]:
     from models import registry
 
     embedder = registry.get_embedder(settings)
-    bar, update = _progress_bar()
+    bar, update = progress_bar()
     with bar:
         return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=update)
 

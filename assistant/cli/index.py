@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from ..sizes import human_size
+from .progress import progress_bar
 from .main import app
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
@@ -20,28 +21,6 @@ app.add_typer(index_app, name="index")
 IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
-
-
-def _progress_bar(unit: str = "files"):
-    """A rich progress bar fed by index_builder Progress reports."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                   transient=False)
-    task = bar.add_task(f"indexing {unit}", total=None, rate="")
-
-    def update(progress):
-        if progress.total_bytes:
-            completed, total = progress.bytes_done, progress.total_bytes
-        else:
-            completed, total = progress.files_done, progress.total_files
-        bar.update(task, completed=completed, total=total,
-                   rate=f"{progress.files_done} {unit}, {progress.passages_done} passages "
-                        f"({progress.passages_per_second:.0f}/s)")
-
-    return bar, update
 
 
 @contextlib.contextmanager
@@ -114,7 +93,7 @@ def add(
     settings, embedder, store = _open_store(index, embedder_backend)
     max_bytes = int(max_size * 1024 * 1024)
     with _stop_on_ctrl_c() as should_stop:
-        bar, update = _progress_bar("files")
+        bar, update = progress_bar("files")
         with bar:
             summary = index_folder(store, embedder, path, on_progress=update, should_stop=should_stop,
                                    max_size=max_bytes)
@@ -173,7 +152,7 @@ def wikipedia(
     raw.close()
     settings, embedder, store = _open_store(index, embedder_backend)
     with _stop_on_ctrl_c() as should_stop:
-        bar, update = _progress_bar("pages")
+        bar, update = progress_bar("pages")
         with bar:
             summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
                                       limit=limit)
@@ -198,7 +177,7 @@ def passages(
         raise AssistantError(f"no such passage file: {file}" if not file.exists() else f"not a file: {file}")
     settings, embedder, store = _open_store(index, embedder_backend)
     with _stop_on_ctrl_c() as should_stop:
-        bar, update = _progress_bar("documents")
+        bar, update = progress_bar("documents")
         with bar:
             summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
     typer.echo(summary.line())

@@ -1,0 +1,33 @@
+"""The rich progress bar that index commands feed with index_builder Progress reports."""
+from __future__ import annotations
+
+from ..sizes import human_size
+
+
+def progress_fields(progress, unit: str) -> dict:
+    """What the bar shows for one index_builder Progress report: dumps count bytes read
+    (shown as sizes, e.g. "3.0 MB/12.0 MB"), folders count files."""
+    if progress.total_bytes:
+        completed, total = progress.bytes_done, progress.total_bytes
+        done = f"{human_size(completed)}/{human_size(total)}"
+    else:
+        completed, total = progress.files_done, progress.total_files
+        done = f"{completed}/{total}" if total else f"{completed}"
+    rate = (f"{progress.files_done} {unit}, {progress.passages_done} passages "
+            f"({progress.passages_per_second:.0f}/s)")
+    return {"completed": completed, "total": total, "done": done, "rate": rate}
+
+
+def progress_bar(unit: str = "files"):
+    """A rich progress bar fed by index_builder Progress reports."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[done]}"),
+                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                   transient=False)
+    task = bar.add_task(f"indexing {unit}", total=None, done="", rate="")
+
+    def update(progress):
+        bar.update(task, **progress_fields(progress, unit))
+
+    return bar, update
