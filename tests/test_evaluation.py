@@ -8,7 +8,7 @@ import pytest
 from assistant.evaluation import metrics
 from assistant.evaluation.datasets import YES_NO, load_dataset
 from assistant.evaluation.harness import RunPlan, run_strategy, split_specs
-from assistant.evaluation.report import markdown_report, percentile
+from assistant.evaluation.report import em_wins_losses, markdown_report, percentile
 from assistant.evaluation.results import ResultsFile
 from models.config import Settings
 from models.errors import AssistantError
@@ -50,6 +50,16 @@ def test_substring_and_yes_no():
     assert metrics.yes_no_accuracy("It is unclear", ["no"]) == 0.0
     scores = metrics.score("yes", ["yes"], YES_NO)
     assert scores == {"em": 1.0, "f1": 1.0, "substring": 1.0, "acc": 1.0}
+
+
+def test_em_wins_and_losses_are_counted_question_by_question():
+    def rec(em):
+        return {"scores": {"em": em}}
+
+    strategy = {"a": rec(1.0), "b": rec(0.0), "c": rec(1.0), "d": rec(1.0)}
+    baseline = {"a": rec(0.0), "b": rec(1.0), "c": rec(1.0), "x": rec(0.0)}
+    # d has no baseline answer and x no strategy answer: only a, b, c are compared
+    assert em_wins_losses(strategy, baseline) == (1, 1, 3)
 
 
 def test_percentile_interpolates():

@@ -63,6 +63,15 @@ def summarize(name: str, records: Sequence[dict]) -> Summary:
     return summary
 
 
+def em_wins_losses(records: dict[str, dict], baseline: dict[str, dict]) -> tuple[int, int, int]:
+    """Question by question against a baseline (both keyed by question id): (wins, losses,
+    questions compared) in EM; averages hide whether two strategies answer the same questions."""
+    shared = [i for i in records if i in baseline]
+    wins = sum(records[i]["scores"]["em"] > baseline[i]["scores"]["em"] for i in shared)
+    losses = sum(records[i]["scores"]["em"] < baseline[i]["scores"]["em"] for i in shared)
+    return wins, losses, len(shared)
+
+
 def _row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
