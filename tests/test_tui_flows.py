@@ -168,7 +168,7 @@ async def test_settings_refuse_bad_values_with_a_message(tmp_path):
         await pilot.press("ctrl+s")
         assert "reader model not found" in str(screen.query_one("#settings-error", Static).render())
         await pilot.press("escape")
-        assert app.screen is not screen and app.settings.k == 5
+        assert app.screen is not screen and app.settings.k == 5  # unchanged
 
 
 async def test_missing_index_is_shown_with_what_to_do(tmp_path):

@@ -88,7 +88,7 @@ class FakeBackend(Backend):
         self.fixed_index = fixed_index
         self.contexts: list[RunContext] = []
         super().__init__(context_factory=self._context, embedder_factory=lambda s: self.embedder,
-                         settings=Settings(data_dir=tmp_path))
+                         settings=Settings(data_dir=tmp_path, k=5))  # the flows count 5 of the 6 fake passages
 
     def _context(self, settings: Settings, strategy) -> RunContext:
         if self.require_index and strategy.needs_index:
