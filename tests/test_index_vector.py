@@ -72,7 +72,9 @@ def test_vector_index_built_when_large_refined_search_and_retrained_on_growth(tm
     retriever = HybridRetriever(store, embedder)
     assert retriever.indexed
     vector = embedder.encode(["item123 tag4 colour6 shape3"])[0]
-    assert retriever.by_vector(vector, 1)[0]["path"] == "doc123"  # the vector side alone finds it
+    # the vector side alone finds it; among the first 3, as k-means starts at random and PQ codes
+    # of these near-duplicate texts can put a neighbour first (1 run in many, seen in CI)
+    assert "doc123" in [row["path"] for row in retriever.by_vector(vector, 3)]
     assert retriever.search("item123 tag4 colour6 shape3", k=3)[0].path == "doc123"
 
     write_documents(store, embedder, documents(2500, start=800))  # 4x the trained size
