@@ -36,7 +36,7 @@ class Settings:
     n_gpu_layers: int = 0
     n_threads: int | None = None
     # 10, not the usual 5: on HotpotQA hybrid top-10 holds both supporting paragraphs for 75% of
-    # questions vs 46% at top-5, and Qwen 1.5B's plain-RAG EM rose 26.9 -> 36.5 on 52 questions
+    # questions vs 46% at top-5, and Qwen 1.5B's plain-RAG EM rose 29.0 -> 39.0 on 100 questions
     # (EVALUATION.md), for twice the prompt tokens.
     k: int = 10
     depth: int = 3
