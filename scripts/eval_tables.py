@@ -18,6 +18,7 @@ from assistant.evaluation.datasets import load_dataset  # noqa: E402
 from assistant.evaluation.harness import slug  # noqa: E402
 from assistant.evaluation.report import em_wins_losses, markdown_report, summarize  # noqa: E402
 from assistant.evaluation.results import ResultsFile  # noqa: E402
+from models.errors import AssistantError  # noqa: E402
 
 
 def paired(records: dict, baseline: dict) -> str:
@@ -40,6 +41,9 @@ def main() -> None:
     for spec in args.strategies.split(","):
         records = ResultsFile(args.results / f"{slug(spec)}__{args.reader}.jsonl").records
         chosen[spec] = {i: records[i] for i in ids if i in records}
+    if not any(chosen.values()):
+        raise AssistantError(f"no results for reader {args.reader!r} and strategies {args.strategies!r} "
+                             f"in {args.results}")
     notes = []
     if args.against:
         baseline = chosen.get(args.against) or {}
@@ -50,4 +54,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except AssistantError as exc:
+        sys.exit(f"error: {exc}")

@@ -11,34 +11,33 @@ reader can do with that retrieval.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from assistant.evaluation.datasets import load_dataset  # noqa: E402
 from assistant.retriever import HybridRetriever  # noqa: E402
 from index_builder.store import IndexStore  # noqa: E402
 from models import registry  # noqa: E402
 from models.config import Settings  # noqa: E402
+from models.errors import AssistantError  # noqa: E402
 
 
 def supporting_titles(path: Path, first: int) -> list[tuple[str, set[str]]]:
-    """(question, titles of its supporting paragraphs) from an IRCoT-format HotpotQA file."""
-    questions = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            titles = {c["title"] for c in record["contexts"] if c.get("is_supporting")}
-            questions.append((record["question_text"], titles))
-            if len(questions) == first:
-                break
+    """(question, titles of its supporting paragraphs), for questions whose file marks them."""
+    questions = [(example.question, {p.title for p in example.paragraphs if p.is_supporting})
+                 for example in load_dataset(path, limit=first)]
+    questions = [(question, titles) for question, titles in questions if titles]
+    if not questions:
+        raise AssistantError(f"{path}: no question marks its supporting paragraphs (HotpotQA, MuSiQue "
+                             "and 2Wiki files do)")
     return questions
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", type=Path, help="IRCoT-format HotpotQA JSONL")
+    parser.add_argument("dataset", type=Path, help="a dataset file that marks supporting paragraphs (HotpotQA)")
     parser.add_argument("index", type=Path)
     parser.add_argument("--first", type=int, default=100)
     parser.add_argument("--k", default="5,10")
@@ -66,4 +65,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except AssistantError as exc:
+        sys.exit(f"error: {exc}")
