@@ -34,8 +34,7 @@ def env(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder = write_docs(tmp_path_factory.mktemp("docs"), DOCS)
-    return folder
+    return write_docs(tmp_path_factory.mktemp("docs"), DOCS)
 
 
 def one_error_line(result):

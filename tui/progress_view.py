@@ -51,4 +51,3 @@ class ProgressView:
         elif self.current:
             parts.append(self.current)
         return " · ".join(parts)
-
