@@ -15,3 +15,7 @@ class ConfigError(AssistantError):
 
 class BudgetExceeded(AssistantError):
     """The per-question bound on reader calls was reached."""
+
+
+class Interrupted(AssistantError):
+    """The user stopped the question while a model call was running."""

@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .errors import ModelError
+from .interrupt import Interruptible
 
 Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -67,7 +68,7 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
-class Reader:
+class Reader(Interruptible):
     def __init__(self, path: Path, n_ctx: int = 4096, n_gpu_layers: int = 0,
                  n_threads: int | None = None, prefix_cache: bool = True):
         self.path = Path(path)
@@ -122,7 +123,9 @@ class Reader:
             while keep < limit and cached[keep] == tokens[keep]:
                 keep += 1
         self.llm.n_tokens = keep
-        self.llm.eval(tokens[keep:])
+        for start in range(keep, len(tokens), self.llm.n_batch):  # batches, so a stop is heard
+            self.check_stop()
+            self.llm.eval(tokens[start:start + self.llm.n_batch])
         self.stats.prompt_tokens += len(tokens)
         self.stats.evaluated_tokens += len(tokens) - keep
         return self._last_logits()
@@ -162,6 +165,7 @@ class Reader:
             emitted = 0
             finish = "length"
             for _ in range(max_tokens):
+                self.check_stop()
                 lp = log_softmax(logits)
                 token = int(np.argmax(lp)) if temperature <= 0 else _sample(logits, temperature, top_p, rng)
                 if self._is_end(token):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from models.config import Settings
+from models.interrupt import Interruptible
 from models.judge import Verdict
 from models.reader import Generation, ReaderStats, Scored
 
@@ -9,7 +10,7 @@ from assistant.context import RunContext
 from assistant.events import Passage
 
 
-class FakeReader:
+class FakeReader(Interruptible):
     """Answers with a function of the last user message; counts calls like the real reader."""
 
     name = "fake-reader"
@@ -26,6 +27,7 @@ class FakeReader:
         self.prompts.append(list(messages))
         text = self.answer(messages[-1]["content"])
         for word in text.split(" "):
+            self.check_stop()
             yield word + " "
         import math
 

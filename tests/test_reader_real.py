@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from models.config import Settings
+from models.errors import Interrupted
 from models.reader import Reader, Scored, log_softmax
 from models.registry import bundled_reader_path
 
@@ -71,6 +72,23 @@ def test_sampling_gives_diverse_drafts_and_streaming_matches(reader):
     assert len({d.text for d in drafts}) >= 2
     pieces = list(reader.stream(MESSAGES, max_tokens=10))
     assert "".join(p for p in pieces[:-1] if isinstance(p, str)).strip() == pieces[-1].text
+
+
+def test_a_stop_ends_a_call_mid_answer_and_the_reader_stays_usable(reader):
+    checks = []
+
+    def stop_after_three_checks():
+        checks.append(1)
+        return len(checks) > 3
+
+    before = reader.stats.snapshot()
+    with reader.interruptible(stop_after_three_checks):
+        with pytest.raises(Interrupted):
+            reader.generate(MESSAGES, max_tokens=64)
+    assert reader.stats.since(before)["completion_tokens"] == 0  # stopped before its count
+    assert len(checks) == 4  # one prompt batch and two tokens ran, then the stop was heard
+    whole = reader.generate(MESSAGES, max_tokens=10)  # outside the block nothing stops it
+    assert whole.text and whole.finish in ("stop", "length")
 
 
 def test_settings_pick_the_bundled_reader():

@@ -213,6 +213,22 @@ async def test_quit_mid_answer(tmp_path):
     assert not app.is_running
 
 
+async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_path):
+    gate = threading.Event()  # never opened: the fake reader is inside a call until stopped
+    backend = FakeBackend(tmp_path, reader_gate=gate)
+    app = AssistantApp(backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(QuestionInput).value = "Who leads Project Heron?"
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.asking
+        await pilot.press("ctrl+q")
+        reader = backend.contexts[-1].reader
+        # the worker thread outlives the app; its model call must end on the stop, not run on
+        assert reader.call_ended.wait(timeout=5) and not reader.gave_up_waiting
+    assert not app.is_running
+
+
 async def test_q_quits_when_not_typing(tmp_path):
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:

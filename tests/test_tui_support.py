@@ -44,18 +44,32 @@ def relevant(question: str, text: str) -> bool:
 
 
 class GatedReader(FakeReader):
-    """Waits on `gate` before every token, so a test can act while an answer streams."""
+    """Waits on `gate` before every token, so a test can act while an answer streams; like the
+    real reader it hears a stop while it waits."""
 
     def __init__(self, gate: threading.Event | None, **kwargs):
         super().__init__(**kwargs)
         self.gate = gate
+        self.gave_up_waiting = False
+        self.call_ended = threading.Event()
 
     def stream(self, messages, max_tokens=128, **kwargs):
-        for piece in super().stream(messages, max_tokens=max_tokens, **kwargs):
-            if self.gate is not None and isinstance(piece, str):
-                if not self.gate.wait(timeout=10):
-                    raise TimeoutError("test gate never opened")
-            yield piece
+        self.call_ended.clear()
+        try:
+            for piece in super().stream(messages, max_tokens=max_tokens, **kwargs):
+                if self.gate is not None and isinstance(piece, str):
+                    self._wait_for_gate()
+                yield piece
+        finally:
+            self.call_ended.set()
+
+    def _wait_for_gate(self) -> None:
+        for _ in range(200):
+            if self.gate.wait(timeout=0.05):
+                return
+            self.check_stop()
+        self.gave_up_waiting = True
+        raise TimeoutError("test gate never opened")
 
 
 class TinyEmbedder:
@@ -104,8 +118,8 @@ class FakeBackend(Backend):
         self.contexts.append(ctx)
         return ctx
 
-    def ask(self, question, spec, settings):
-        for event in super().ask(question, spec, settings):
+    def ask(self, question, spec, settings, should_stop=None):
+        for event in super().ask(question, spec, settings, should_stop):
             if isinstance(event, Answer):
                 event.seconds = 1.5  # snapshots must not depend on the clock
             yield event

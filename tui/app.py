@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static, Tree
 
-from models.errors import AssistantError, ModelError
+from models.errors import AssistantError, Interrupted, ModelError
 
 from assistant.events import Answer, Event, Token
 from assistant.strategies import DEFAULT_STRATEGY
@@ -180,13 +180,15 @@ class AssistantApp(App):
     def _run_question(self, question: str, spec: str, settings, stop: threading.Event) -> None:
         if stop.is_set():
             return
-        events = self.backend.ask(question, spec, settings)
+        events = self.backend.ask(question, spec, settings, should_stop=stop.is_set)
         try:
             for event in events:
                 if stop.is_set():
                     return  # the UI already shows "stopped"
                 self.post_message(self.StepEvent(event, stop))
             self.post_message(self.AskEnded(stop))
+        except Interrupted:
+            return  # stopped inside a model call; the UI already shows "stopped"
         except AssistantError as exc:
             self.post_message(self.AskEnded(stop, str(exc), hint_for(str(exc), exc)))
         except Exception as exc:  # never a crash: show it, keep the app usable

@@ -94,13 +94,16 @@ class Backend:
         """Load the models (and open the index) the strategy needs; slow the first time."""
         return self.context_factory(settings, self.make_strategy(spec))
 
-    def ask(self, question: str, spec: str, settings: Settings) -> Iterator[Event]:
-        """The question's events, models loaded on the first next(); stop by not iterating."""
+    def ask(self, question: str, spec: str, settings: Settings,
+            should_stop: StopCheck | None = None) -> Iterator[Event]:
+        """The question's events, models loaded on the first next(); stop by not iterating, or
+        mid-call: the reader raises models.errors.Interrupted once should_stop() is true."""
         from assistant.runner import run_question
 
         strategy = self.make_strategy(spec)
         ctx = self.context_factory(settings, strategy)
-        yield from run_question(question, strategy, ctx)
+        with ctx.reader.interruptible(should_stop):
+            yield from run_question(question, strategy, ctx)
 
     # -- the index -----------------------------------------------------------------------
     def index_info(self, settings: Settings) -> IndexInfo:
