@@ -33,6 +33,8 @@ def format_passages(passages: Sequence[Passage]) -> str:
 
 
 def closed_book(question: str) -> list[dict]:
+    # The reader judge's self-knowledge check asks exactly this prompt, so the answer that
+    # follows a "knows" verdict is served from the prefix cache.
     return closed_book_messages(question)
 
 

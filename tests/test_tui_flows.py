@@ -27,6 +27,14 @@ async def ask(app, pilot, question: str, typed: bool = False) -> None:
     await pilot.pause()
 
 
+async def start_question(app, pilot) -> None:
+    """Ask without waiting for the answer (the fake reader is held by its gate)."""
+    app.query_one(QuestionInput).value = "Who leads Project Heron?"
+    await pilot.press("enter")
+    await pilot.pause(0.2)
+    assert app.asking
+
+
 def nodes(tree):
     """Every node of the tree, depth first."""
     stack, out = [tree.root], []
@@ -185,10 +193,7 @@ async def test_stop_an_answer_while_it_streams(tmp_path):
     gate = threading.Event()
     app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate))
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(QuestionInput).value = "Who leads Project Heron?"
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert app.asking
+        await start_question(app, pilot)
         await pilot.press("escape")
         assert not app.asking and "stopped" in text_of(app, "#status")
         gate.set()
@@ -198,31 +203,15 @@ async def test_stop_an_answer_while_it_streams(tmp_path):
         assert not any(str(n.label).startswith("answer") for n in app.query_one(StepTree).root.children)
 
 
-async def test_quit_mid_answer(tmp_path):
-    gate = threading.Event()
-    app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate))
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(QuestionInput).value = "Who leads Project Heron?"
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert app.asking
-        stop = app._stop_ask
-        await pilot.press("ctrl+q")
-        assert stop.is_set()
-        gate.set()
-    assert not app.is_running
-
-
 async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_path):
     gate = threading.Event()  # never opened: the fake reader is inside a call until stopped
     backend = FakeBackend(tmp_path, reader_gate=gate)
     app = AssistantApp(backend)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(QuestionInput).value = "Who leads Project Heron?"
-        await pilot.press("enter")
-        await pilot.pause(0.2)
-        assert app.asking
+        await start_question(app, pilot)
+        stop = app._stop_ask
         await pilot.press("ctrl+q")
+        assert stop.is_set()
         reader = backend.contexts[-1].reader
         # the worker thread outlives the app; its model call must end on the stop, not run on
         assert reader.call_ended.wait(timeout=5) and not reader.gave_up_waiting
@@ -307,9 +296,7 @@ async def test_a_stopped_run_does_not_disturb_the_next_question(tmp_path):
     backend = FakeBackend(tmp_path, reader_gate=gate)
     app = AssistantApp(backend, spec="ra-isf")
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(QuestionInput).value = "Who leads Project Heron?"
-        await pilot.press("enter")
-        await pilot.pause(0.2)
+        await start_question(app, pilot)
         await pilot.press("escape")
         app.query_one(QuestionInput).value = "Who leads Otter?"
         await pilot.press("enter")
