@@ -71,8 +71,17 @@ def test_strategy_specs_and_options():
         make_strategy("nope")
 
 
-def test_clean_answer_takes_first_line_without_label():
-    assert clean_answer("Answer: Mira Okafor\nShe leads it.") == "Mira Okafor"
+@pytest.mark.parametrize("raw, expected", [
+    ("Answer: Mira Okafor\nShe leads it.", "Mira Okafor"),
+    ("The answer is: Terry Richardson.", "Terry Richardson."),
+    ("The answer to this question is 2012.", "2012."),
+    ("final answer - yes", "yes"),
+    ("The answer is\nParis", "Paris"),
+    ("Answering machines came in 1898.", "Answering machines came in 1898."),
+    ("The answered prayer", "The answered prayer"),
+])
+def test_clean_answer_takes_first_line_without_label_or_frame(raw, expected):
+    assert clean_answer(raw) == expected
 
 
 def test_settings_layering(tmp_path, monkeypatch):

@@ -33,11 +33,14 @@ class Strategy:
         raise NotImplementedError
 
 
-_PREFIX = re.compile(r"^\s*(?:final answer|short answer|answer)\s*[:\-]\s*", re.I)
+# "Answer:", and the sentence frames small readers put around a short answer ("The answer to
+# this question is: X"), which cost them every exact match.
+_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+|short\s+)?answer(?:\s+to\s+(?:this|the|your)\s+question)?"
+                     r"(?:\s*[:\-]|\s+is\b\s*:?)\s*", re.I)
 
 
 def clean_answer(text: str) -> str:
-    """The first non-empty line, without an 'Answer:' label."""
+    """The first non-empty line, without an 'Answer:' label or a 'The answer is' frame."""
     for line in text.strip().splitlines():
         line = _PREFIX.sub("", line).strip()
         if line:
