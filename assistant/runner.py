@@ -28,6 +28,9 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
         from .retriever import HybridRetriever
 
         store = IndexStore.open(settings.index_path)  # a missing index fails before any model loads
+        if store.passages.count_rows() == 0:  # else the reader answers from nothing, "resolved by passages"
+            raise AssistantError(f"the index at {settings.index_path} is empty; add a folder with "
+                                 "`assistant index add FOLDER` (or ask without it: --strategy direct)")
         retriever = HybridRetriever(store, registry.get_embedder(settings))
     reader = registry.get_reader(settings)
     judge = registry.get_judge(settings) if strategy.name != "direct" else None

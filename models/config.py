@@ -2,11 +2,14 @@
 
 Values come from, in increasing priority: defaults, the TOML file `config.toml` in the
 user's config directory (or $ASSISTANT_CONFIG), environment variables ASSISTANT_<FIELD>,
-and explicit overrides (command-line options).
+and explicit overrides (command-line options). Every value from any of them is checked
+against what its field allows (declared once, beside the field): a bad one is a ConfigError
+naming where it came from, the key, the value and the allowed range or values.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -23,69 +26,159 @@ def default_data_dir() -> Path:
     return Path(os.environ.get("ASSISTANT_DATA_DIR") or user_data_dir(APP_NAME))
 
 
+@dataclass(frozen=True)
+class Allowed:
+    """What one setting accepts: a whole-number range or a set of choices (paths: any)."""
+
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        if self.choices:
+            return ", ".join(self.choices)
+        if self.low is not None:
+            return f"{self.low}-{self.high}" if self.low >= 0 else f"{self.low} to {self.high}"
+        return ""
+
+
+def _whole(low: int, high: int) -> dict:
+    return {"allowed": Allowed(low, high)}
+
+
+def _one_of(*choices: str) -> dict:
+    return {"allowed": Allowed(choices=choices)}
+
+
 @dataclass
 class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     index: Path | None = None  # LanceDB folder; default: <data_dir>/index
     reader: Path | None = None  # GGUF file; default: the bundled SmolLM2
     embedder: Path | None = None  # sentence-transformers folder; default: bundled MiniLM
-    embedder_backend: str = "torch"  # "torch" or "onnx" (int8 ONNX, opt-in)
-    judge: str = "reader"  # "reader" (prompted reader) or "t5" (ONNX T5)
+    embedder_backend: str = field(default="torch", metadata=_one_of("torch", "onnx"))  # onnx: int8, opt-in
+    judge: str = field(default="reader", metadata=_one_of("reader", "t5"))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
-    n_ctx: int = 4096
-    n_gpu_layers: int = 0
-    n_threads: int | None = None
+    # Below 512 tokens not even one passage and its instructions fit (llama.cpp would also
+    # silently raise it to 256); 131072 is the longest context of common GGUF readers.
+    n_ctx: int = field(default=4096, metadata=_whole(512, 131072))
+    n_gpu_layers: int = field(default=0, metadata=_whole(-1, 10000))  # -1: all layers
+    n_threads: int | None = field(default=None, metadata=_whole(1, 1024))  # unset: one per core
+    # llama.cpp's repacked weight buffers: auto = off on CPUs with AMX, where they segfault
+    # (models/llama_load.py), on elsewhere.
+    reader_extra_buffers: str = field(default="auto", metadata=_one_of("auto", "on", "off"))
     # 10, not the usual 5: on HotpotQA hybrid top-10 holds both supporting paragraphs for 75% of
     # questions vs 46% at top-5, and Qwen 1.5B's plain-RAG EM rose 29.0 -> 39.0 on 100 questions
     # (EVALUATION.md), for twice the prompt tokens.
-    k: int = 10
-    depth: int = 3
-    max_reader_calls: int = 60
-    max_answer_tokens: int = 96
+    k: int = field(default=10, metadata=_whole(1, 50))
+    depth: int = field(default=3, metadata=_whole(0, 6))
+    # 0 answers "unknown" with a note that the bound was hit: useless but explained, not silent
+    max_reader_calls: int = field(default=60, metadata=_whole(0, 10000))
+    max_answer_tokens: int = field(default=96, metadata=_whole(1, 8192))
 
     @property
     def index_path(self) -> Path:
         return Path(self.index) if self.index else Path(self.data_dir) / "index"
 
     def with_overrides(self, **overrides) -> "Settings":
-        clean = {k: v for k, v in overrides.items() if v is not None}
-        return dataclasses.replace(self, **_coerce(clean))
+        clean = {key: check_setting(key, value) for key, value in overrides.items() if value is not None}
+        return dataclasses.replace(self, **clean)
 
 
-def _coerce(values: dict) -> dict:
-    types = {f.name: f.type for f in fields(Settings)}
-    out = {}
-    for key, value in values.items():
-        if key not in types:
-            raise ConfigError(f"unknown setting '{key}' (known: {', '.join(sorted(types))})")
-        kind = str(types[key])
-        try:
-            if "Path" in kind:
-                out[key] = Path(value).expanduser()
-            elif kind.startswith("int"):
-                out[key] = int(value)
-            else:
-                out[key] = str(value) if not isinstance(value, (int, float, bool)) else value
-        except (TypeError, ValueError):
-            raise ConfigError(f"setting '{key}' needs a {kind}, got {value!r}") from None
-    return out
+def allowed(name: str) -> Allowed:
+    """What setting `name` accepts (for CLI options and forms that mirror a setting)."""
+    return _FIELDS[name].metadata.get("allowed", Allowed())
+
+
+def check_setting(name: str, value, origin: str = "", from_text: bool = False):
+    """`value` as setting `name` holds it, or a ConfigError: "<origin>: k = 0 is out of range (1-50)".
+
+    from_text: the value is the text of an environment variable, to be parsed; otherwise it
+    must already have the field's type (TOML and Python values: 10, not "10" or 10.0 or true).
+    """
+    where = f"{origin}: " if origin else ""
+    if name not in _FIELDS:
+        raise ConfigError(f"{where}unknown setting '{name}' (known: {', '.join(sorted(_FIELDS))})")
+    kind = str(_FIELDS[name].type)
+    rule = allowed(name)
+    shown = value if from_text else _toml(value)
+
+    def bad(problem: str) -> ConfigError:
+        hint = f" ({rule.describe()})" if rule.describe() else ""
+        return ConfigError(f"{where}{name} = {shown} {problem}{hint}")
+
+    if "Path" in kind:
+        if isinstance(value, Path):
+            return value.expanduser()
+        if not isinstance(value, str):
+            raise bad("is not a path (write it as text in quotes)")
+        if not value.strip():
+            raise bad("is empty (leave the setting out for the default)")
+        return Path(value).expanduser()
+    if kind.startswith("int"):
+        if from_text:
+            try:
+                value = int(str(value).strip())
+            except ValueError:
+                raise bad("is not a whole number") from None
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise bad("is not a whole number")
+        if not rule.low <= value <= rule.high:
+            raise bad("is out of range")
+        return value
+    if not isinstance(value, str):
+        raise bad("is not text")
+    if rule.choices and value not in rule.choices:
+        raise bad("is not one of the allowed values")
+    return value
+
+
+def _toml(value) -> str:
+    """A value as it would be written in config.toml."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, Path)):
+        return json.dumps(str(value), ensure_ascii=False)
+    return str(value)
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
 
 
 def config_file() -> Path:
     return Path(os.environ.get("ASSISTANT_CONFIG") or Path(user_config_dir(APP_NAME)) / "config.toml")
 
 
-def load_settings(**overrides) -> Settings:
-    values: dict = {}
-    path = config_file()
-    if path.is_file():
-        try:
-            values.update(tomllib.loads(path.read_text(encoding="utf-8")))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"cannot read config file {path}: {exc}") from None
-    for f in fields(Settings):
-        env = os.environ.get(f"ASSISTANT_{f.name.upper()}")
+def _read_config_file(may_be_missing: bool) -> tuple[Path, dict]:
+    """The config file's values; a missing default file is no error, a missing named one is
+    (a typo in ASSISTANT_CONFIG must not silently mean defaults). `os.devnull` names none."""
+    path = config_file().expanduser()
+    named = bool(os.environ.get("ASSISTANT_CONFIG")) and not may_be_missing
+    if path.is_dir():
+        raise ConfigError(f"config file {path} is a folder; name a TOML file"
+                          + (" in ASSISTANT_CONFIG" if named else " or remove the folder"))
+    if not path.exists():
+        if named:
+            raise ConfigError(f"ASSISTANT_CONFIG names {path}, which does not exist; "
+                              "create it or unset ASSISTANT_CONFIG")
+        return path, {}
+    try:
+        return path, tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"cannot read config file {path}: not valid TOML ({exc})") from None
+
+
+def load_settings(*, config_may_be_missing: bool = False, **overrides) -> Settings:
+    """Settings from every layer; config_may_be_missing: for commands that create the file."""
+    path, from_file = _read_config_file(config_may_be_missing)
+    values = {key: check_setting(key, value, str(path)) for key, value in from_file.items()}
+    for name in _FIELDS:
+        env = os.environ.get(f"ASSISTANT_{name.upper()}")
         if env:
-            values[f.name] = env
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return Settings().with_overrides(**values)
+            values[name] = check_setting(name, env, f"ASSISTANT_{name.upper()}", from_text=True)
+    values.update({key: check_setting(key, value) for key, value in overrides.items() if value is not None})
+    return dataclasses.replace(Settings(), **values)

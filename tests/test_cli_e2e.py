@@ -27,7 +27,7 @@ def assistant(*args, env, timeout=300):
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
-    env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=str(root / "none.toml"),
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=os.devnull,
                HF_HUB_OFFLINE="1")
     return env
 
@@ -98,7 +98,7 @@ def test_bad_input_is_one_clear_line(env, folder, tmp_path):
 
 
 def test_direct_strategy_needs_no_index(tmp_path):
-    env = dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path / "empty"), ASSISTANT_CONFIG=str(tmp_path / "x.toml"))
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path / "empty"), ASSISTANT_CONFIG=os.devnull)
     result = assistant("ask", "What is the capital of France?", "--strategy", "direct", env=env)
     assert result.returncode == 0, result.stderr
     assert "resolved by closed-book" in result.stdout

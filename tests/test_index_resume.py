@@ -63,7 +63,7 @@ def clean_build_ids(folder: Path) -> list[str]:
 
 
 def index_cmd(folder: Path, data: Path, embedder: Path):
-    env = dict(os.environ, ASSISTANT_DATA_DIR=str(data), ASSISTANT_CONFIG=str(data / "none.toml"),
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(data), ASSISTANT_CONFIG=os.devnull,
                ASSISTANT_EMBEDDER=str(embedder), HF_HUB_OFFLINE="1")
     return [sys.executable, "-m", "assistant", "index", "add", str(folder)], env
 

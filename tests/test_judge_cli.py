@@ -43,6 +43,7 @@ def tiny(tmp_path_factory):
 
 @pytest.fixture
 def env(tmp_path):
+    (tmp_path / "config.toml").touch()  # a config file named by ASSISTANT_CONFIG must exist
     # One torch/onnxruntime thread: the models here are tiny and the CI machine has 2 cores.
     return dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path / "data"), ASSISTANT_CONFIG=str(tmp_path / "config.toml"),
                 HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1", ASSISTANT_N_THREADS="1")
@@ -53,7 +54,7 @@ def indexed(tmp_path_factory):
     """A data dir whose index holds one founding passage and one river passage."""
     root = tmp_path_factory.mktemp("judge-cli")
     docs = write_docs(root / "docs", DOCS)
-    env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=str(root / "none.toml"),
+    env = dict(os.environ, ASSISTANT_DATA_DIR=str(root / "data"), ASSISTANT_CONFIG=os.devnull,
                HF_HUB_OFFLINE="1")
     built = assistant("index", "add", str(docs), env=env)
     assert built.returncode == 0, built.stderr

@@ -3,6 +3,8 @@
 Every strategy, stopped one call short of what it needs, still ends with an answer, stays within
 the bound and says in a note that the bound was hit; `ask --trace` shows that note.
 """
+import os
+
 import pytest
 from typer.testing import CliRunner
 
@@ -63,7 +65,7 @@ def test_ask_trace_shows_the_bound_from_the_environment(monkeypatch, tmp_path):
         return ctx
 
     monkeypatch.setattr(runner, "build_context", fake_context)
-    monkeypatch.setenv("ASSISTANT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
     monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("ASSISTANT_MAX_READER_CALLS", "3")
     result = CliRunner().invoke(app, ["ask", QUESTION, "--strategy", "rq-rag", "--trace"])

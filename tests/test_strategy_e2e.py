@@ -5,6 +5,7 @@ counts), not about what a 135M reader answers. `direct` is covered by test_cli_e
 The CLI runs in-process here so that it shares the models this module already loaded.
 """
 import json
+import os
 
 import pytest
 from typer.testing import CliRunner
@@ -109,7 +110,7 @@ def test_ask_cli_maps_refeed_flags(settings, monkeypatch):
     from assistant.cli.main import app
 
     monkeypatch.setenv("ASSISTANT_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("ASSISTANT_CONFIG", str(settings.data_dir / "none.toml"))
+    monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
     monkeypatch.setenv("ASSISTANT_MAX_ANSWER_TOKENS", "24")
     result = CliRunner().invoke(app, ["ask", QUESTION, "--strategy", "refeed", "--drafts", "1", "--no-ensemble",
                                       "--k", "2", "--json"])

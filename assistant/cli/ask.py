@@ -7,7 +7,30 @@ from typing import Optional
 
 import typer
 
+from models.config import allowed
+
 from .main import app
+
+K, DEPTH = allowed("k"), allowed("depth")
+
+
+def checked_question(question: str) -> str:
+    """The question, or an error when it is not UTF-8 text.
+
+    Undecodable argv bytes reach Python as lone surrogates ("\\udcff" for the byte 0xff). They
+    are refused rather than replaced: a question in another encoding (say Latin-1) would lose
+    every accented letter, and the reader would answer a question the user did not ask.
+    """
+    from models.errors import AssistantError
+
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(question[exc.start])
+        what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise AssistantError(f"the question is not UTF-8 text (it holds {what} at character "
+                             f"{exc.start + 1}); set the terminal to UTF-8 and ask again") from None
+    return question
 
 
 @app.command()
@@ -15,8 +38,9 @@ def ask(
     question: str = typer.Argument(..., help="The question to answer."),
     strategy: Optional[str] = typer.Option(None, "--strategy", "-s",
                                            help="direct, rag, ra-isf, ... with options: 'ra-isf:relevance=false'."),
-    k: Optional[int] = typer.Option(None, "--k", min=1, max=50, help="Passages per retrieval."),
-    depth: Optional[int] = typer.Option(None, "--depth", min=0, max=6, help="RA-ISF decomposition depth bound."),
+    k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
+                                        help="RA-ISF decomposition depth bound."),
     index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
@@ -40,7 +64,7 @@ def ask(
     from ..strategies.refeed import with_refeed_options
     from .render import answer_block, trace_line
 
-    if not question.strip():
+    if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge)
     chosen = make_strategy(with_refeed_options(strategy or DEFAULT_STRATEGY, drafts, ensemble))

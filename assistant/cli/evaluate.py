@@ -7,9 +7,35 @@ from typing import Optional
 
 import typer
 
+from models.config import allowed
+
 from .index import index_app
 from .progress import progress_bar
 from .main import app
+
+K, DEPTH = allowed("k"), allowed("depth")
+SKIPS_NAMED = 10  # skipped records named one by one in a summary; the rest are counted
+
+
+def skipped_note(dataset: Path, skipped: list[str]) -> str:
+    """One line naming the records of a dataset file that were skipped, and why."""
+    named = "; ".join(skipped[:SKIPS_NAMED])
+    more = f"; and {len(skipped) - SKIPS_NAMED} more" if len(skipped) > SKIPS_NAMED else ""
+    return f"{len(skipped)} records of {dataset.name} skipped: {named}{more}"
+
+
+def results_folder(out: Path) -> Path:
+    """The results folder, created now: a bad --out fails before any model loads."""
+    from models.errors import AssistantError
+
+    if out.exists() and not out.is_dir():
+        raise AssistantError(f"results folder {out} is a file; name a folder with --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AssistantError(f"cannot create results folder {out}: {exc.strerror or exc}; "
+                             "name another with --out") from None
+    return out
 
 
 def _build_corpus(dataset: Path, settings) -> tuple[Path, int]:
@@ -33,8 +59,13 @@ def index_dataset(
     """
     from models.config import load_settings
 
+    from ..evaluation.datasets import read_dataset
+
+    skipped = read_dataset(path).skipped  # the corpus leaves these records out: say so
     index, passages = _build_corpus(path, load_settings())
     typer.echo(f"{passages} passages; index: {index}")
+    if skipped:
+        typer.echo(skipped_note(path, skipped))
 
 
 def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> str:
@@ -64,8 +95,9 @@ def evaluate(
                                  help="Comma-separated strategy specs, e.g. 'direct,rag,ra-isf:depth=1'."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Only the first N questions."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
-    k: Optional[int] = typer.Option(None, "--k", min=1, max=50, help="Passages per retrieval."),
-    depth: Optional[int] = typer.Option(None, "--depth", min=0, max=6, help="RA-ISF depth bound."),
+    k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
+                                        help="RA-ISF depth bound."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' or 't5'."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default eval-runs/<dataset>)."),
     corpus: str = typer.Option("pooled", "--corpus",
@@ -81,18 +113,19 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
 
-    from ..evaluation.datasets import load_dataset
+    from ..evaluation.datasets import read_dataset
     from ..evaluation.harness import RunPlan, run_strategy, split_specs
     from ..evaluation.report import markdown_report
 
     specs = split_specs(strategy)
-    examples = load_dataset(dataset, limit)
+    data = read_dataset(dataset, limit)
+    examples = data.examples
     settings = load_settings(reader=reader, k=k, depth=depth, judge=judge)
+    out_dir = results_folder(out or Path("eval-runs") / dataset.stem)
     reader_name = registry.reader_path(settings).stem
     corpus_index = _resolve_corpus(corpus, dataset, examples, specs, settings)
     if corpus_index != "none":
         settings = settings.with_overrides(index=corpus_index)
-    out_dir = out or Path("eval-runs") / dataset.stem
     plan = RunPlan(dataset=dataset, out_dir=out_dir, settings=settings, corpus=corpus_index,
                    reader_name=reader_name)
 
@@ -113,8 +146,8 @@ def evaluate(
     corpus_note = "closed book" if corpus_index == "none" else f"corpus index {corpus_index}"
     report = markdown_report(
         f"{dataset.name}: {len(examples)} questions, reader {reader_name}", summaries,
-        notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"])
-    out_dir.mkdir(parents=True, exist_ok=True)
+        notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"]
+        + ([skipped_note(dataset, data.skipped)] if data.skipped else []))
     (out_dir / f"summary__{reader_name}.md").write_text(report, encoding="utf-8")
     typer.echo(report)
     typer.echo(f"results: {out_dir}")

@@ -88,7 +88,7 @@ def add(
     if not path.is_dir():
         raise AssistantError(f"not a folder: {path} (for a passage file use `assistant index passages`, "
                              "for a Wikipedia dump `assistant index wikipedia`)")
-    if max_size <= 0:
+    if not 0 < max_size < float("inf"):  # nan and inf too: int() of them is no byte count
         raise AssistantError("--max-size must be a positive number of MB")
     settings, embedder, store = _open_store(index, embedder_backend)
     max_bytes = int(max_size * 1024 * 1024)

@@ -102,7 +102,7 @@ def train(
     from ..judge_training.export import default_out, register
     from ..judge_training.pipeline import train_judge
 
-    settings = load_settings()
+    settings = load_settings(config_may_be_missing=use)  # `register` may create the config file
     out = out or default_out(settings.data_dir, Path(str(base).rstrip("/") + "-judge"), int8)
 
     def progress(step: int, total: int, loss: float) -> None:

@@ -98,7 +98,7 @@ def export_judge(
 
     from ..judge_training.export import default_out, export_judge as export, register
 
-    settings = load_settings()
+    settings = load_settings(config_may_be_missing=True)  # `register` may create the config file
     folder = export(checkpoint, out or default_out(settings.data_dir, checkpoint, int8), int8=int8)
     from models.t5_onnx import folder_size
 

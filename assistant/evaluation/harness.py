@@ -87,8 +87,11 @@ def _check_config(plan: RunPlan, spec: str) -> None:
             raise AssistantError(f"{plan.results_path(spec)} holds results made with other settings "
                                  f"({', '.join(changed)}); choose another --out or delete it")
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(config, indent=1), encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(config, indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise AssistantError(f"cannot write {path}: {exc.strerror or exc}; choose another --out") from None
 
 
 def run_strategy(spec: str, examples: Sequence[QAExample], plan: RunPlan,

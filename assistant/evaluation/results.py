@@ -88,11 +88,15 @@ class ResultsFile:
             self._load()
 
     def _load(self) -> None:
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):  # a write cut off by a kill: drop the partial line
-            data = data[: data.rfind(b"\n") + 1]
-            self.path.write_bytes(data)
-        for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        try:
+            data = self.path.read_bytes()
+            if data and not data.endswith(b"\n"):  # a write cut off by a kill: drop the partial line
+                data = data[: data.rfind(b"\n") + 1]
+                self.path.write_bytes(data)
+        except OSError as exc:
+            raise AssistantError(f"cannot read results file {self.path}: {exc.strerror or exc}; "
+                                 "choose another --out") from None
+        for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
             if not line.strip():
                 continue
             try:
@@ -106,7 +110,12 @@ class ResultsFile:
         return example_id in self.records
 
     def append(self, record: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(line)
+        except OSError as exc:
+            raise AssistantError(f"cannot write results file {self.path}: {exc.strerror or exc}; "
+                                 "free some space or choose another --out") from None
         self.records[record["id"]] = record
