@@ -19,9 +19,6 @@ from index_builder.store import IndexStore
 
 from fakes import FakeJudge, FakeReader
 
-ASSISTANT = Path(sys.executable).parent / "assistant"
-
-
 class TinyEmbedder:
     model_id = "tiny:4"
     dim = 4
@@ -81,7 +78,7 @@ def test_a_question_that_is_not_utf8_is_refused_before_any_model_loads(cli):
 
 def test_a_non_utf8_question_in_real_argv_bytes_is_one_line(tmp_path):
     env = dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path), ASSISTANT_CONFIG=os.devnull, HF_HUB_OFFLINE="1")
-    result = subprocess.run([str(ASSISTANT), "ask", b"caf\xff?", "--strategy", "direct"], env=env,
+    result = subprocess.run([sys.executable, "-m", "assistant", "ask", b"caf\xff?", "--strategy", "direct"], env=env,
                             capture_output=True, timeout=120)
     err = result.stderr.decode("utf-8", "replace").strip()
     assert result.returncode == 1 and len(err.splitlines()) == 1, err
