@@ -2,7 +2,7 @@
 never "unexpected"; a bad record in a dataset is skipped and named, not the end of the run.
 
 The CLI runs in-process through its real entry point (assistant.cli.main.run) with the models
-replaced by fakes, so each case takes milliseconds; one case runs the installed command, to pass
+replaced by fakes, so each case takes milliseconds; one case runs it in a child process, to pass
 real undecodable bytes in argv."""
 from __future__ import annotations
 
@@ -78,8 +78,8 @@ def test_a_question_that_is_not_utf8_is_refused_before_any_model_loads(cli):
 
 def test_a_non_utf8_question_in_real_argv_bytes_is_one_line(tmp_path):
     env = dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path), ASSISTANT_CONFIG=os.devnull, HF_HUB_OFFLINE="1")
-    result = subprocess.run([sys.executable, "-m", "assistant", "ask", b"caf\xff?", "--strategy", "direct"], env=env,
-                            capture_output=True, timeout=120)
+    result = subprocess.run([sys.executable, "-m", "assistant", "ask", b"caf\xff?", "--strategy", "direct"],
+                            env=env, capture_output=True, timeout=120)
     err = result.stderr.decode("utf-8", "replace").strip()
     assert result.returncode == 1 and len(err.splitlines()) == 1, err
     assert err.startswith("error: the question is not UTF-8 text (it holds the byte 0xff")
