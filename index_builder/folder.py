@@ -1,7 +1,13 @@
 """Index a folder of documents incrementally: new and changed files are (re)embedded,
-unchanged ones skipped without re-embedding, deleted ones removed."""
+unchanged ones skipped without re-embedding, deleted ones removed.
+
+A folder is one source. Sources never overlap: a folder inside an already indexed folder is
+updated as part of that folder's source, and a folder holding already indexed folders absorbs
+their sources, so no file is stored twice. The summary says which happened.
+"""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -10,9 +16,12 @@ from models.errors import AssistantError
 
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
+from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
-from .walk import DEFAULT_MAX_SIZE, walk_folder
+from .walk import DEFAULT_MAX_SIZE, cannot_enter, walk_folder, walks_into
+
+UNKNOWN_MTIME = -1.0  # recorded when a file changed while it was read: the next run reads it again
 
 
 @dataclass
@@ -23,10 +32,48 @@ class Summary:
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     passages: int = 0
+    source: str = ""  # the source updated: the folder's, or that of an indexed folder holding it
+    notes: list[str] = field(default_factory=list)  # how this run's folder met other sources
 
     def line(self) -> str:
-        return (f"{len(self.indexed)} indexed, {len(self.updated)} updated, {self.unchanged} unchanged, "
-                f"{len(self.removed)} removed, {len(self.skipped)} skipped; {self.passages} passages written")
+        counts = (f"{len(self.indexed)} indexed, {len(self.updated)} updated, {self.unchanged} unchanged, "
+                  f"{len(self.removed)} removed, {len(self.skipped)} skipped; {self.passages} passages written")
+        return "; ".join([counts, *self.notes])
+
+
+def source_name(folder: Path) -> str:
+    """The name a (resolved) folder is recorded under as a source: its path as a safe name."""
+    return safe_name(str(folder))
+
+
+def _inside(path: str, parent: str) -> bool:
+    return path != parent and path.startswith(parent.rstrip("/") + "/")
+
+
+def _folder_sources(store: IndexStore) -> list[str]:
+    return [name for name, info in store.meta.get("sources", {}).items() if info.get("kind") == "folder"]
+
+
+def _enclosing_source(store: IndexStore, folder: Path, index_path: Path) -> Path | None:
+    """The indexed folder whose walk reaches `folder`, if there is one."""
+    name = source_name(folder)
+    for parent in folder.parents:
+        if _inside(name, source_name(parent)) and source_name(parent) in _folder_sources(store) \
+                and walks_into(parent, folder, exclude=[index_path]):
+            return parent
+    return None
+
+
+def read_snapshot(path: Path) -> tuple[bytes, float]:
+    """The file's bytes, and the modification time that goes with them: UNKNOWN_MTIME when the
+    file changed while it was read, so that the next run reads it again (once)."""
+    with open(path, "rb") as fh:
+        before = os.fstat(fh.fileno())
+        data = fh.read()
+        after = os.fstat(fh.fileno())
+    if after.st_mtime_ns != before.st_mtime_ns or after.st_size != len(data):
+        return data, UNKNOWN_MTIME
+    return data, after.st_mtime
 
 
 def index_folder(store: IndexStore, embedder, folder: Path,
@@ -34,17 +81,28 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                  should_stop: StopCheck | None = None,
                  max_size: int = DEFAULT_MAX_SIZE) -> Summary:
     folder = Path(folder).expanduser()
+    shown = safe_name(str(folder))
     if not folder.exists():
-        raise AssistantError(f"no such folder: {folder}")
+        raise AssistantError(f"no such folder: {shown}")
     if not folder.is_dir():
-        raise AssistantError(f"not a folder: {folder} (use `assistant index passages` or "
+        raise AssistantError(f"not a folder: {shown} (use `assistant index passages` or "
                              "`assistant index wikipedia` for single files)")
     folder = folder.resolve()
-    source = str(folder)
+    if (why := cannot_enter(str(folder))) is not None:
+        raise AssistantError(f"cannot read folder {shown}: {why}")
+    index_path = Path(store.path).resolve()
+    if folder == index_path or index_path in folder.parents:
+        raise AssistantError(f"{shown} is the index's own folder; index a folder of documents")
     summary = Summary()
+    if (parent := _enclosing_source(store, folder, index_path)) is not None:
+        summary.notes.append(f"{source_name(folder)} is already indexed as part of {source_name(parent)}: "
+                             "updated that source")
+        folder = parent
+    source = summary.source = source_name(folder)
+    store.begin_source(source, "folder")  # listed (incomplete) from now on, even if this run is killed
     store.remove_orphan_passages()
     known = store.documents_of(source)
-    walked = walk_folder(folder, max_size)
+    walked = walk_folder(folder, max_size, exclude=[index_path])
     summary.skipped.extend(walked.skipped)
     current: set[str] = set()  # files whose passages are (now) in the index
     touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
@@ -61,24 +119,24 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                 current.add(rel)
                 continue
             try:
-                data = path.read_bytes()
+                data, mtime = read_snapshot(path)
             except OSError as exc:
                 summary.skipped.append((rel, f"cannot read: {exc.strerror}"))
                 continue
             digest = content_hash(data)
-            if record and record.content_hash == digest:
+            if record and record.content_hash == digest and record.size == len(data):
                 summary.unchanged += 1
                 current.add(rel)
-                touched[record.doc_id] = stat.st_mtime
+                touched[record.doc_id] = mtime
                 continue
             try:
                 extracted = extract(path, data)
             except Unreadable as exc:
-                summary.skipped.append((rel, str(exc)))
+                summary.skipped.append((rel, safe_name(str(exc))))
                 continue
+            # size and mtime are those of the bytes read, so an unchanged file matches them next time
             doc = Document(source=source, path=rel, title=extracted.title, sections=extracted.sections,
-                           content_hash=digest, size=stat.st_size, mtime=stat.st_mtime,
-                           replaces=record is not None)
+                           content_hash=digest, size=len(data), mtime=mtime, replaces=record is not None)
             (summary.updated if record else summary.indexed).append(rel)
             current.add(rel)
             yield doc
@@ -90,9 +148,20 @@ def index_folder(store: IndexStore, embedder, folder: Path,
     gone = sorted(rel for rel in known if rel not in current)
     store.remove_documents(known[rel].doc_id for rel in gone)
     summary.removed = gone
+    _absorb_inner_sources(store, source, walked.folders, summary)
     store.meta.setdefault("sources", {})[source] = {"kind": "folder"}
     store.finish()
     return summary
 
 
-__all__ = ["Summary", "index_folder", "document_id"]
+def _absorb_inner_sources(store: IndexStore, source: str, walked: set[str], summary: Summary) -> None:
+    """Indexed folders inside this one that its walk covered are now indexed here: their own
+    sources go (after this one is complete, so an interruption loses nothing)."""
+    for inner in _folder_sources(store):
+        if _inside(inner, source) and inner[len(source.rstrip("/")) + 1:] in walked:
+            store.remove_documents(record.doc_id for record in store.documents_of(inner).values())
+            store.meta["sources"].pop(inner, None)
+            summary.notes.append(f"{inner} was indexed on its own: now part of this source")
+
+
+__all__ = ["Summary", "index_folder", "document_id", "source_name"]

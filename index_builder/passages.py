@@ -40,10 +40,14 @@ class PassageSummary:
     unchanged: int = 0
     removed: int = 0
     bad_lines: int = 0
+    duplicate_ids: int = 0  # passages whose id an earlier passage of the file already had
 
     def line(self) -> str:
-        return (f"{self.documents} documents ({self.passages} passages) written, {self.unchanged} unchanged, "
+        text = (f"{self.documents} documents ({self.passages} passages) written, {self.unchanged} unchanged, "
                 f"{self.removed} removed, {self.bad_lines} unreadable lines skipped")
+        if self.duplicate_ids:
+            text += f", {self.duplicate_ids} passages with a duplicate id skipped (the first kept)"
+        return text
 
 
 def _first(row: dict, keys) -> object:
@@ -103,6 +107,45 @@ def _chain(first, rest):
     yield from rest
 
 
+MAX_BIT_ID = 1 << 28  # numeric ids below this are kept as bits: at most 32 MB
+
+
+class SeenIds:
+    """The passage ids met so far, compactly: the numeric ids passage files mostly use (DPR's
+    21 million) as bits, any other id as a string."""
+
+    def __init__(self):
+        self.bits = bytearray()
+        self.others: set[str] = set()
+
+    def add(self, pid: str) -> bool:
+        """Record `pid`; False when it was already there."""
+        if pid.isdigit() and pid.isascii() and len(pid) <= 9 and (pid == "0" or pid[0] != "0") \
+                and int(pid) < MAX_BIT_ID:
+            byte, bit = divmod(int(pid), 8)
+            if byte >= len(self.bits):
+                self.bits.extend(bytes(max(byte + 1 - len(self.bits), len(self.bits))))
+            if self.bits[byte] >> bit & 1:
+                return False
+            self.bits[byte] |= 1 << bit
+            return True
+        if pid in self.others:
+            return False
+        self.others.add(pid)
+        return True
+
+
+def unique_ids(records: Iterator[Record], summary: PassageSummary) -> Iterator[Record]:
+    """The records whose id is new; a repeated id is counted in the summary and dropped (two
+    passages with one id would both be stored, and a document keyed by it twice)."""
+    seen = SeenIds()
+    for record in records:
+        if not record.id or seen.add(record.id):  # no id: numbered by position, never a duplicate
+            yield record
+        else:
+            summary.duplicate_ids += 1
+
+
 def _documents(records: Iterator[Record], source: str) -> Iterator[Document]:
     """Runs of consecutive records with one title become one document."""
     run: list[Record] = []
@@ -144,6 +187,7 @@ def index_passages(store: IndexStore, embedder, file: Path,
         raise AssistantError(f"{file}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
     source = str(file.resolve())
     summary = PassageSummary()
+    store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
     store.remove_orphan_passages()
     known = {r.doc_id: r for r in store.documents_of(source).values()}
     current: set[str] = set()
@@ -153,7 +197,7 @@ def index_passages(store: IndexStore, embedder, file: Path,
         reader = read_tsv if suffix == ".tsv" else read_jsonl
 
         def changed() -> Iterator[Document]:
-            for doc in _documents(reader(fh, summary), source):
+            for doc in _documents(unique_ids(reader(fh, summary), summary), source):
                 progress.files_done += 1
                 progress.bytes_done = fh.buffer.tell()
                 progress.current = doc.title

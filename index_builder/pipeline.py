@@ -7,10 +7,13 @@ from typing import Callable, Iterable
 
 from models.errors import AssistantError
 
+from .chunking import Chunk, bounded_heading
 from .documents import Document, passage_id
+from .names import valid_text
 from .store import DocumentRecord, IndexStore
 
 EMBED_BATCH_PASSAGES = 256
+STAGING_SUFFIX = "~new"  # doc id suffix of a replacing large document's passages until it is complete
 
 
 class Cancelled(AssistantError):
@@ -71,29 +74,95 @@ ProgressCallback = Callable[[Progress], None]
 StopCheck = Callable[[], bool]
 
 
-def passage_rows(doc: Document, chunks, vectors) -> list[dict]:
-    rows = []
-    for ordinal, (chunk, vector) in enumerate(zip(chunks, vectors)):
-        rows.append({
-            "id": chunk.id or passage_id(doc.doc_id, ordinal),
-            "doc_id": doc.doc_id,
-            "source": doc.source,
-            "path": doc.path,
-            "title": doc.title,
-            "section": chunk.section,
-            "page": chunk.page if chunk.page is not None else 0,
-            "ordinal": ordinal,
-            "text": chunk.text,
-            "search_text": " ".join(x for x in (doc.title, chunk.section, chunk.text) if x),
-            "vector": vector,
-        })
-    return rows
+def passage_row(doc: Document, ordinal: int, chunk: Chunk, vector, doc_id: str | None = None) -> dict:
+    """One passages-table row. Titles and headings are bounded, and text that UTF-8 cannot hold
+    (lone surrogates from a JSON escape) is replaced, so that any source can be stored."""
+    title, section = _bounded(doc.title), _bounded(chunk.section)
+    text = valid_text(chunk.text)
+    return {
+        "id": valid_text(chunk.id) if chunk.id else passage_id(doc.doc_id, ordinal),
+        "doc_id": doc_id or doc.doc_id,
+        "source": valid_text(doc.source),
+        "path": valid_text(doc.path),
+        "title": title,
+        "section": section,
+        "page": chunk.page if chunk.page is not None else 0,
+        "ordinal": ordinal,
+        "text": text,
+        "search_text": " ".join(x for x in (title, section, text) if x),
+        "vector": vector,
+    }
+
+
+def _bounded(heading: str) -> str:
+    return bounded_heading(valid_text(heading))
 
 
 def embedding_text(doc: Document, text: str, section: str) -> str:
     """Titles carry much of what a passage is about; they go into its vector too."""
-    head = " - ".join(x for x in (doc.title, section) if x)
+    head = " - ".join(x for x in (_bounded(doc.title), _bounded(section)) if x)
+    text = valid_text(text)
     return f"{head}: {text}" if head else text
+
+
+class _Batches:
+    """Passages waiting to be embedded and written together, and the documents they complete.
+
+    A document's row is the commit point of its passages, so it is written in the batch that holds
+    its last passage; a large document's earlier passages go out in earlier batches. While its
+    row is missing they are orphans (removed when a run starts, or at once when the run is
+    cancelled). A large document that replaces an earlier version writes them under a staging
+    doc id, so the old version stays whole until the new one is complete.
+    """
+
+    def __init__(self, store: IndexStore, embedder, progress: Progress, on_progress):
+        self.store, self.embedder, self.progress, self.on_progress = store, embedder, progress, on_progress
+        self.items: list[tuple[Document, int, Chunk]] = []  # (document, ordinal, passage)
+        self.complete: list[tuple[Document, int]] = []  # documents whose last passage is here: (doc, passages)
+        self.open: dict[str, str] = {}  # doc id -> doc id its already written passages carry
+        self.written = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self.items) >= EMBED_BATCH_PASSAGES
+
+    def flush(self, open_doc: Document | None = None) -> None:
+        """Embed and write what is pending; `open_doc` has more passages still to come."""
+        if not self.items and not self.complete:
+            return
+        replace, promote = [], []
+        for doc, _ in self.complete:
+            staged = self.open.pop(doc.doc_id, None)
+            if staged is None:
+                if doc.replaces:
+                    replace.append(doc.doc_id)
+            elif staged != doc.doc_id:
+                promote.append((doc.doc_id, staged))
+        if open_doc is not None and open_doc.doc_id not in self.open:
+            doc_id = open_doc.doc_id
+            self.open[doc_id] = doc_id + STAGING_SUFFIX if open_doc.replaces else doc_id
+        vectors = self.embedder.encode([embedding_text(d, c.text, c.section) for d, _, c in self.items]) \
+            if self.items else []
+        rows = [passage_row(d, n, c, v, self.open.get(d.doc_id)) for (d, n, c), v in zip(self.items, vectors)]
+        records = [DocumentRecord(d.doc_id, valid_text(d.source), valid_text(d.path), _bounded(d.title),
+                                  d.content_hash, d.size, d.mtime, count) for d, count in self.complete]
+        for doc_id, staged in promote:  # the old version goes only now, then the new one takes its id
+            self.store.remove_documents([doc_id])
+            self.store.passages.update(where=f"doc_id = '{staged}'", values={"doc_id": doc_id})
+        if records:
+            self.store.write_batch(rows, records, replace=replace)
+        else:  # only passages of a document still open: nothing to commit yet
+            self.store.passages.add(rows)
+        self.written += len(rows)
+        self.progress.passages_done += len(rows)
+        if self.on_progress:
+            self.on_progress(self.progress)
+        self.items, self.complete = [], []
+
+    def drop_open(self) -> None:
+        """Cancelled inside a document: its passages written so far leave the index now."""
+        self.store.delete_passages(list(self.open.values()))
+        self.open.clear()
 
 
 def write_documents(
@@ -104,47 +173,40 @@ def write_documents(
     on_progress: ProgressCallback | None = None,
     should_stop: StopCheck | None = None,
 ) -> int:
-    """Embed and write documents; each batch commits as a whole. Returns passages written.
+    """Embed and write documents in batches of EMBED_BATCH_PASSAGES passages (a large document
+    spans several); each batch commits as a whole. Returns passages written.
 
-    `should_stop` is asked between batches; when it says True the current batch is committed
-    and Cancelled is raised, so a re-run resumes where this one stopped.
+    `should_stop` is asked before each document and between batches; when it says True what is
+    complete is committed, the passages of a document cut in the middle are removed, and
+    Cancelled is raised, so a re-run resumes where this one stopped.
     """
     progress = progress or Progress()
-    batch: list[tuple[Document, list]] = []
-    batch_passages = 0
-    written = 0
+    batches = _Batches(store, embedder, progress, on_progress)
 
-    def flush():
-        nonlocal batch, batch_passages, written
-        if not batch:
-            return
-        texts = [embedding_text(d, c.text, c.section) for d, chunks in batch for c in chunks]
-        vectors = embedder.encode(texts)
-        rows, offset = [], 0
-        for doc, chunks in batch:
-            rows.extend(passage_rows(doc, chunks, vectors[offset:offset + len(chunks)]))
-            offset += len(chunks)
-        records = [
-            DocumentRecord(d.doc_id, d.source, d.path, d.title, d.content_hash, d.size, d.mtime, len(chunks))
-            for d, chunks in batch
-        ]
-        store.write_batch(rows, records, replace=[d.doc_id for d, _ in batch if d.replaces])
-        written += len(rows)
-        progress.passages_done += len(rows)
-        if on_progress:
-            on_progress(progress)
-        batch, batch_passages = [], 0
+    def stop_here() -> None:
+        if should_stop and should_stop():
+            batches.flush()
+            raise Cancelled()
 
-    for doc in documents:
-        chunks = doc.passages()
-        batch.append((doc, chunks))
-        batch_passages += len(chunks)
+    documents = iter(documents)
+    while True:
+        stop_here()  # before the next document is read and extracted
+        doc = next(documents, None)
+        if doc is None:
+            break
         progress.current = doc.path
-        if batch_passages >= EMBED_BATCH_PASSAGES:
-            flush()
-            if should_stop and should_stop():
-                raise Cancelled()
-    flush()
-    if should_stop and should_stop():
-        raise Cancelled()  # all written, but the caller's closing steps (removals) are not done
-    return written
+        count = 0
+        for chunk in doc.passages():
+            batches.items.append((doc, count, chunk))
+            count += 1
+            if batches.full:
+                batches.flush(open_doc=doc)
+                if should_stop and should_stop():
+                    batches.drop_open()
+                    raise Cancelled()
+        batches.complete.append((doc, count))
+        if batches.full:
+            batches.flush()
+    batches.flush()
+    stop_here()  # all written, but the caller's closing steps (removals) are not done
+    return batches.written

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chunking import Section
+from ..chunking import Section, bounded_heading
+from ..names import safe_name
 
 
 class Unreadable(Exception):
@@ -62,5 +63,6 @@ def extract(path: Path, data: bytes) -> Extracted:
     extracted.sections = [s for s in extracted.sections if s.text.strip()]
     if not extracted.sections:
         raise Unreadable("no text found")
-    extracted.title = " ".join(extracted.title.split()) or path.stem.replace("_", " ")
+    title = " ".join(extracted.title.split()) or safe_name(path.stem).replace("_", " ")
+    extracted.title = bounded_heading(title)
     return extracted

@@ -4,7 +4,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from ..chunking import Section
+from ..chunking import Section, bounded_heading, long_heading_overflow
+from .archive import check_zip
 
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _DROP = {"script", "style", "noscript", "template", "svg", "head", "nav", "button", "select", "iframe"}
@@ -33,7 +34,9 @@ class _Sections:
         if self.blocks:
             self.sections.append(Section(" > ".join(h for _, h in self.stack), "\n\n".join(self.blocks)))
             self.blocks = []
-        self.stack = [(lvl, h) for lvl, h in self.stack if lvl < level] + [(level, text)]
+        self.stack = [(lvl, h) for lvl, h in self.stack if lvl < level] + [(level, bounded_heading(text))]
+        if overflow := long_heading_overflow(text):  # too long to be a heading: also body text
+            self.blocks.append(overflow)
 
     def close(self) -> list[Section]:
         self.heading(0, "")
@@ -94,6 +97,7 @@ def epub(path: Path, data: bytes):
 
     from . import Extracted
 
+    check_zip(data, "EPUB")
     book = epublib.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
     titles = book.get_metadata("DC", "title")
     title = titles[0][0] if titles else ""

@@ -5,7 +5,8 @@ import io
 import re
 from pathlib import Path
 
-from ..chunking import Section
+from ..chunking import Section, bounded_heading, long_heading_overflow
+from .archive import check_zip
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 
@@ -19,7 +20,9 @@ class _Builder:
 
     def heading(self, level: int, text: str):
         self.flush()
-        self.stack = [(lvl, h) for lvl, h in self.stack if lvl < level] + [(level, text)]
+        self.stack = [(lvl, h) for lvl, h in self.stack if lvl < level] + [(level, bounded_heading(text))]
+        if overflow := long_heading_overflow(text):  # too long to be a heading: also body text
+            self.paragraph(overflow)
 
     def paragraph(self, text: str):
         if text.strip():
@@ -37,6 +40,7 @@ def docx(path: Path, data: bytes):
 
     from . import Extracted
 
+    check_zip(data, "DOCX")
     document = python_docx.Document(io.BytesIO(data))
     out = _Builder()
     out.title = document.core_properties.title or ""
@@ -53,6 +57,8 @@ def docx(path: Path, data: bytes):
         text = block.text
         if style.lower() == "title" and text.strip():
             out.title = out.title or text.strip()
+            if long_heading_overflow(text.strip()):  # bounded as a title; its text stays indexed
+                out.paragraph(text)
             continue
         match = _HEADING_STYLE.match(style)
         if match and text.strip():
@@ -70,6 +76,7 @@ def odt(path: Path, data: bytes):
 
     from . import Extracted
 
+    check_zip(data, "ODT")
     document = load(io.BytesIO(data))
     out = _Builder()
     titles = document.meta.getElementsByType(__import__("odf.dc", fromlist=["Title"]).Title)
