@@ -20,6 +20,7 @@ TARGET_WORDS = 100
 MAX_PASSAGE_WEIGHT = 1000
 MAX_HEADING_CHARS = 200
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # CJK ideographs, kana, hangul, fullwidth forms: dense scripts written without spaces.
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\u303f\u3040-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f"
@@ -144,10 +145,19 @@ def iter_chunks(sections: Iterable[Section], target_words: int = TARGET_WORDS,
         yield held
 
 
+def _paragraphs(text: str) -> Iterator[str]:
+    """Blank-line separated paragraphs, one at a time (re.split would copy a 50 MB text at once)."""
+    start = 0
+    for match in _PARAGRAPH_BREAK.finditer(text):
+        yield text[start:match.start()]
+        start = match.end()
+    yield text[start:]
+
+
 def _units(text: str, target_words: int, max_weight: int) -> Iterator[str]:
     """Paragraphs, with over-long paragraphs cut at sentence ends (or hard at 1.5x target), and
     any piece still over max_weight cut by characters."""
-    for paragraph in re.split(r"\n\s*\n", text):
+    for paragraph in _paragraphs(text):
         words = paragraph.split()
         if not words:
             continue
