@@ -65,8 +65,10 @@ class HybridRetriever:
 
     def search(self, query: str, k: int) -> list[Passage]:
         n = max(k, self.candidates)
-        by_vector = self.by_vector(self.embedder.encode([query])[0], n)
-        by_text = self.by_text(query, n)
+        vector = self.embedder.encode([query])[0]
+        with self.store.errors():  # a damaged index is one line saying so, not a Lance error
+            by_vector = self.by_vector(vector, n)
+            by_text = self.by_text(query, n)
         rows = {r["id"]: r for r in by_vector + by_text}
         fused = fuse([[r["id"] for r in by_vector], [r["id"] for r in by_text]], k)
         return [self._passage(rows[pid], score) for pid, score in fused]

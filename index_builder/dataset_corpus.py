@@ -75,25 +75,26 @@ def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
         raise AssistantError(f"{dataset.name} carries no paragraphs to index; evaluate it closed-book "
                              "(--corpus none) or name an index (--corpus INDEX)")
     path = corpus_path(data_dir, dataset)
-    store = IndexStore.open_or_create(path, embedder.model_id, embedder.dim)
-    source = SOURCE_PREFIX + dataset.name
-    info = store.meta.get("sources", {}).get(source, {})
-    if info.get("complete") and info.get("passages") == len(paragraphs):
-        return path, len(paragraphs)
-    store.remove_orphan_passages()
-    known = set(store.documents_of(source))
-    progress = Progress(total_files=len(paragraphs), files_done=len(known))
+    with IndexStore.open_or_create(path, embedder.model_id, embedder.dim) as store:
+        source = SOURCE_PREFIX + dataset.name
+        info = store.meta.get("sources", {}).get(source, {})
+        if info.get("complete") and info.get("passages") == len(paragraphs):
+            return path, len(paragraphs)
+        store.begin_source(source, "dataset", file=str(dataset.resolve()))
+        store.remove_orphan_passages()
+        known = set(store.documents_of(source))
+        progress = Progress(total_files=len(paragraphs), files_done=len(known))
 
-    def missing() -> Iterator[Document]:
-        for para in paragraphs:
-            doc = _document(source, para)
-            if doc.path in known:
-                continue
-            progress.files_done += 1
-            yield doc
+        def missing() -> Iterator[Document]:
+            for para in paragraphs:
+                doc = _document(source, para)
+                if doc.path in known:
+                    continue
+                progress.files_done += 1
+                yield doc
 
-    write_documents(store, embedder, missing(), progress, on_progress, should_stop)
-    store.meta.setdefault("sources", {})[source] = {"kind": "dataset", "file": str(dataset.resolve()),
-                                                    "passages": len(paragraphs), "complete": True}
-    store.finish()
+        write_documents(store, embedder, missing(), progress, on_progress, should_stop)
+        store.meta.setdefault("sources", {})[source] = {"kind": "dataset", "file": str(dataset.resolve()),
+                                                        "passages": len(paragraphs), "complete": True}
+        store.finish()
     return path, len(paragraphs)

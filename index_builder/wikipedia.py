@@ -45,6 +45,12 @@ def _is_dump_error(exc: Exception) -> bool:
             or (isinstance(exc, ValueError) and "compressed" in str(exc).lower()))
 
 
+def check_limit(limit: int | None) -> None:
+    """None is no limit; 0 or less would silently mean everything or nothing."""
+    if limit is not None and limit < 1:
+        raise AssistantError(f"--limit must be at least 1 (a number of articles), got {limit}")
+
+
 def url_title(title: str) -> str:
     return title.replace(" ", "_")
 
@@ -96,19 +102,21 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
                     limit: int | None = None) -> WikiSummary:
     import mwxml
 
+    check_limit(limit)
     raw, stream = open_dump(dump)
     source = str(Path(dump).expanduser().resolve())
     summary = WikiSummary()
-    store.remove_orphan_passages()
-    known = store.documents_of(source)  # empty on a fresh build: nothing grows with the dump
-    seen: set[str] = set()
-    progress = Progress(total_bytes=Path(source).stat().st_size)
     try:
         pages = mwxml.Dump.from_file(_WithSiteinfo(stream))
     except Exception as exc:
         raw.close()
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise AssistantError(f"cannot read dump {dump}: {first}") from None
+    store.begin_source(source, "wikipedia")
+    store.remove_orphan_passages()
+    known = store.documents_of(source)  # empty on a fresh build: nothing grows with the dump
+    seen: set[str] = set()
+    progress = Progress(total_bytes=Path(source).stat().st_size)
 
     def skip(reason: str):
         summary.skipped[reason] = summary.skipped.get(reason, 0) + 1

