@@ -18,6 +18,7 @@ from models.errors import AssistantError
 
 from .chunking import Chunk, Section, chunk_sections
 from .documents import Document, content_hash, document_id
+from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
 
@@ -185,7 +186,7 @@ def index_passages(store: IndexStore, embedder, file: Path,
     suffix = "".join(file.suffixes[-1:]).lower()
     if suffix not in (".jsonl", ".tsv", ".json"):
         raise AssistantError(f"{file}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
-    source = str(file.resolve())
+    source = safe_name(str(file.resolve()))  # a name that is not UTF-8 is stored escaped
     summary = PassageSummary()
     store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
     store.remove_orphan_passages()

@@ -384,3 +384,10 @@ def test_lone_surrogates_in_a_passage_file_are_stored_replaced(tmp_path, store):
     index_passages(store, HashEmbedder(), file)
     [row] = rows(store)
     assert row["text"] == "Broken \ufffd text." and row["title"] == "Bad \ufffd title"
+
+
+def test_a_passage_file_whose_name_is_not_utf8_can_be_indexed(tmp_path, store):
+    raw = os.fsencode(tmp_path) + b"/psgs\xff.jsonl"
+    make_file(raw, json.dumps({"id": "1", "title": "Heron", "text": "Herons nest."}).encode() + b"\n")
+    assert index_passages(store, HashEmbedder(), os.fsdecode(raw)).passages == 1
+    assert {r["source"] for r in rows(store)} == {str(tmp_path) + "/psgs\\xff.jsonl"}
