@@ -70,20 +70,21 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 class Reader(Interruptible):
     def __init__(self, path: Path, n_ctx: int = 4096, n_gpu_layers: int = 0,
-                 n_threads: int | None = None, prefix_cache: bool = True):
+                 n_threads: int | None = None, prefix_cache: bool = True, extra_buffers: bool = False):
         self.path = Path(path)
+        self.extra_buffers = extra_buffers  # off is safe on every CPU; registry picks per CPU
         self.name = self.path.stem
         self.prefix_cache = prefix_cache
         self.stats = ReaderStats()
         self._lock = threading.RLock()
         try:
-            from llama_cpp import Llama
+            from .llama_load import load_llama
 
             threads = n_threads or max(1, os.cpu_count() or 1)
             # Prompt evaluation has its own thread count (llama.cpp defaults it to every core): a
             # user who lowers n_threads, e.g. on a busy machine, means both.
-            self.llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_gpu_layers=n_gpu_layers,
-                             n_threads=threads, n_threads_batch=threads, verbose=False)
+            self.llm = load_llama(self.path, extra_buffers, n_ctx=n_ctx, n_gpu_layers=n_gpu_layers,
+                                  n_threads=threads, n_threads_batch=threads, verbose=False)
         except Exception as exc:  # llama.cpp reports failures as bare ValueError/RuntimeError
             raise ModelError(f"cannot load reader model {self.path}: {exc}".splitlines()[0]) from None
         self.n_ctx = self.llm.n_ctx()

@@ -78,13 +78,28 @@ def shared(key: tuple, factory):
         return _instances[key]
 
 
+def reader_extra_buffers(settings: Settings):
+    """Whether llama.cpp may use its repacked weight buffers for this reader on this CPU
+    (a models.llama_load.Choice, checked in a child process on first use and cached)."""
+    from .llama_load import choose_extra_buffers
+
+    return choose_extra_buffers(reader_path(settings), settings.reader_extra_buffers,
+                                settings.n_gpu_layers, cache_dir=Path(settings.data_dir) / "models")
+
+
 def get_reader(settings: Settings):
     from .reader import Reader
 
     path = reader_path(settings)
-    key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers, settings.n_threads)
-    return shared(key, lambda: Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers,
-                                      n_threads=settings.n_threads))
+    key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers, settings.n_threads,
+           settings.reader_extra_buffers)
+
+    def load():
+        extra = reader_extra_buffers(settings).extra_buffers
+        return Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers,
+                      n_threads=settings.n_threads, extra_buffers=extra)
+
+    return shared(key, load)
 
 
 def get_embedder(settings: Settings):

@@ -27,11 +27,11 @@ def test_scored_statistics_by_hand():
 
 
 def test_score_matches_full_logits_computation(reader):
-    from llama_cpp import Llama
+    from models.llama_load import load_llama
 
     scored = reader.score(MESSAGES, CONTINUATION)
     # Independent computation: one pass over prompt + continuation with every position's logits.
-    full = Llama(model_path=str(reader.path), n_ctx=512, logits_all=True, verbose=False)
+    full = load_llama(reader.path, reader.extra_buffers, n_ctx=512, logits_all=True, verbose=False)
     prompt = reader.prompt_tokens(MESSAGES)
     cont = full.tokenize(CONTINUATION.encode(), add_bos=False, special=False)
     full.eval(prompt + cont)

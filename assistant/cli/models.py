@@ -22,11 +22,12 @@ def _size(path: Path) -> str:
 
 
 def _reader_row(settings) -> dict:
-    from models.registry import reader_path
+    from models.registry import reader_extra_buffers, reader_path
 
     path = reader_path(settings)
     device = f"gpu ({settings.n_gpu_layers} layers)" if settings.n_gpu_layers else "cpu"
-    return {"model": path.stem, "file": str(path), "size": _size(path), "backend": "llama.cpp", "device": device}
+    return {"model": path.stem, "file": str(path), "size": _size(path), "backend": "llama.cpp", "device": device,
+            "buffers": "extra buffers " + reader_extra_buffers(settings).label}
 
 
 def _embedder_row(settings) -> dict:
