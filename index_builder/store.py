@@ -12,11 +12,9 @@ saying what is wrong and what to do (see `errors()`), never as a raw Lance error
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import json
 import os
-import re
 import time
 import weakref
 from dataclasses import dataclass
@@ -25,9 +23,14 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from models.errors import AssistantError
-
 from . import lock
+from .store_errors import DiskFull, IndexDamaged, IndexError_, translate
+
+__all__ = ["DiskFull", "IndexDamaged", "IndexError_", "IndexStore", "DocumentRecord"]
+
+# LanceDB's Rust side logs warnings to stderr (e.g. about a damaged full-text index) around the
+# one-line errors this module gives; errors reach the user through those instead.
+os.environ.setdefault("LANCEDB_LOG", "error")
 
 PASSAGES = "passages"
 DOCUMENTS = "documents"
@@ -35,61 +38,6 @@ META_FILE = "assistant-index.json"
 CLEANUP_AFTER_MINUTES = 5  # old table versions kept this long for readers still on them
 VECTOR_INDEX_MIN_ROWS = 50_000  # below this, exact vector search is fast enough and exact
 REBUILD_GROWTH = 4  # retrain the vector index once the table is this many times its trained size
-
-
-class IndexError_(AssistantError):
-    """The index is missing, from another embedding model, or damaged."""
-
-
-class IndexDamaged(IndexError_):
-    """A table or file of the index is missing or unreadable."""
-
-    def __init__(self, path: Path, what: str):
-        super().__init__(f"the index at {path} is damaged ({what}): rebuild it with `assistant index add ...` "
-                         f"into a new --index, or delete {path}")
-
-
-class DiskFull(IndexError_):
-    def __init__(self, path: Path):
-        super().__init__(f"disk full while writing the index at {path}; free space and run the same command "
-                         "again: nothing committed was lost")
-
-
-_RUST_LOCATION = re.compile(r",?\s*/\S+\.rs:\d+:\d+")
-
-
-def _is_disk_full(exc: BaseException) -> bool:
-    text = str(exc)
-    return ((isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT))
-            or "No space left on device" in text or "os error 28" in text or "Disk quota exceeded" in text)
-
-
-def _damage(exc: BaseException, path: Path) -> str:
-    """What is wrong, in a few words, from a Lance error: its first line without Rust source paths."""
-    text = _RUST_LOCATION.sub("", (str(exc).splitlines() or [""])[0])
-    root = os.path.abspath(path)
-    for noise in ("lance error: ", root + "/", root.lstrip("/") + "/"):  # paths inside the index, relative
-        text = text.replace(noise, "")
-    table = re.search(r"Table '(\w+)' was not found", text)
-    if table:
-        return f"its {table.group(1)} table is missing"
-    missing = re.search(r"Not found: (\S+)", text)
-    if missing:
-        return f"a file is missing: {missing.group(1).rstrip(',')}"
-    text = re.sub(r"LanceError\(\w+\): |Generic \w+ error: |Wrapped error: ", "", text).strip()
-    return f"unreadable data: {text[:200] or type(exc).__name__}"
-
-
-def translate(exc: BaseException, path: Path) -> BaseException:
-    """The one-line error for a storage failure under the index at `path`; `exc` itself when it
-    is not one (an AssistantError, an interrupt, or a bug in our own code)."""
-    if isinstance(exc, (AssistantError, KeyboardInterrupt)):
-        return exc
-    if _is_disk_full(exc):
-        return DiskFull(path)
-    if isinstance(exc, (OSError, RuntimeError, ValueError, pa.ArrowException)):
-        return IndexDamaged(path, _damage(exc, path))
-    return exc
 
 
 def _guarded(method):

@@ -384,3 +384,38 @@ def test_status_names_the_bundled_embedding_model_and_old_ids_still_match(tmp_pa
         IndexStore.open_or_create(old, "other:384", 384)
     meta = json.loads((old / "assistant-index.json").read_text(encoding="utf-8"))
     assert meta["embedding_model"] == "model:384"  # a reader changes nothing on disk
+
+
+def _dump(path: Path, articles: int = 6) -> Path:
+    pages = "".join(f"<page><title>Heron {i}</title><ns>0</ns><id>{i + 1}</id><revision><id>{i + 1}</id>"
+                    f"<text>Heron {i} is a wading bird that eats fish number {i}.</text></revision></page>"
+                    for i in range(articles))
+    path.write_text(f'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">{pages}</mediawiki>',
+                    encoding="utf-8")
+    return path
+
+
+def _passage_file(path: Path, passages: int = 6) -> Path:
+    path.write_text("".join(json.dumps({"id": str(i), "title": f"Heron {i}", "text": f"Heron {i} eats fish."}) + "\n"
+                            for i in range(passages)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["wikipedia", "passages"])
+def test_interrupted_dumps_and_passage_files_are_listed_incomplete(tmp_path, env, small_batches, kind):
+    from index_builder.passages import index_passages
+    from index_builder.wikipedia import index_wikipedia
+
+    file = _dump(tmp_path / "dump.xml") if kind == "wikipedia" else _passage_file(tmp_path / "p.jsonl")
+    indexer = index_wikipedia if kind == "wikipedia" else index_passages
+    index = tmp_path / "index"
+    with IndexStore.open_or_create(index, HashEmbedder.model_id, HashEmbedder.dim) as store:
+        with pytest.raises(Cancelled):
+            indexer(store, HashEmbedder(), file, should_stop=after_first_batch(store))
+    shown = run_cli("index", "status", "--index", str(index)).output
+    assert f"{kind:10} {file.resolve()}" in shown
+    assert f"(incomplete: run `assistant index {kind} {file.resolve()}` again to finish)" in shown
+    with IndexStore.open_or_create(index, HashEmbedder.model_id, HashEmbedder.dim) as store:
+        indexer(store, HashEmbedder(), file)
+    assert "incomplete" not in run_cli("index", "status", "--index", str(index)).output
+    assert len(passage_ids(index)) == 6
