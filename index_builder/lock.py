@@ -24,6 +24,8 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
+from .store_errors import DiskFull
+
 try:
     import fcntl
 except ImportError:  # Windows: no flock; writers are then not serialised
@@ -68,7 +70,8 @@ def command_line() -> str:
     if head in ("__main__.py", "assistant"):
         head = "assistant"
     home = os.path.expanduser("~")
-    words = [head] + [a.replace(home, "~", 1) if a.startswith(home) else a for a in argv[1:]]
+    words = [head] + ["~" + a[len(home):] if home != os.sep and (a == home or a.startswith(home + os.sep)) else a
+                      for a in argv[1:]]
     text = " ".join(words)
     return text.encode("utf-8", "replace").decode("utf-8")[:200]
 
@@ -133,6 +136,8 @@ def _lock_file(index_path: Path, wait: float):
         index_path.mkdir(parents=True, exist_ok=True)
         handle = open(path, "a+", encoding="utf-8")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(index_path) from None
         raise IndexPathError(f"cannot write the index at {index_path}: {exc.strerror or exc}") from None
     if fcntl is None:
         return handle
