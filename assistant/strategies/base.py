@@ -5,7 +5,8 @@ import re
 from typing import Generator, Sequence
 
 from ..context import Result, RunContext
-from ..events import Draft, Event, Passage, Token
+from ..events import Draft, Event, Note, Passage, Token
+from ..prompt_fit import PromptBuilder, fit_passages
 
 StrategyRun = Generator[Event, None, Result]
 
@@ -48,11 +49,19 @@ def clean_answer(text: str) -> str:
     return text.strip()
 
 
-def generate_answer(ctx: RunContext, messages: list[dict], question: str, basis: str,
+def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, question: str, basis: str,
                     citations: Sequence[Passage] = (), parent: int | None = None, depth: int = 0,
                     stream: bool = True) -> StrategyRun:
-    """Run the reader on an answer prompt, streaming Token events, then a Draft event."""
+    """Run the reader on an answer prompt, streaming Token events, then a Draft event.
+
+    `messages` may be a function of the passages (`citations`): the passages are then trimmed
+    to fit the reader's context, and only those the reader saw are cited."""
     ctx.check_budget()
+    if callable(messages):
+        fit = fit_passages(ctx.reader, messages, citations, ctx.settings.max_answer_tokens)
+        if fit.note:
+            yield Note(step=ctx.step(), parent=parent, depth=depth, message=fit.note)
+        messages, citations = fit.messages, fit.passages
     step = ctx.step()
     generation = None
     for piece in ctx.reader.stream(messages, max_tokens=ctx.settings.max_answer_tokens):

@@ -118,7 +118,7 @@ class Llmqa(Strategy):
         expansion = yield from self.expand(question, ctx)
         candidates = yield from ctx.retrieve(f"{question} {expansion}".strip(), k=self.candidates)
         selected = yield from self.rerank(question, expansion, candidates, ctx)
-        return (yield from generate_answer(ctx, answer_messages(question, expansion, selected), question,
+        return (yield from generate_answer(ctx, lambda ps: answer_messages(question, expansion, ps), question,
                                            "passages", citations=selected))
 
     def expand(self, question: str, ctx: RunContext) -> StrategyRun:

@@ -61,7 +61,7 @@ class RaIsf(Strategy):
                 if verdict.yes:
                     relevant.append(passage)
         if relevant:
-            return (yield from generate_answer(ctx, prompts.from_passages(question, relevant), question,
+            return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                "passages", citations=relevant, parent=parent, depth=level,
                                                stream=top))
 
@@ -75,7 +75,7 @@ class RaIsf(Strategy):
             why = "cannot decompose" if self.use_decomposition else "decomposition is off"
             yield Note(step=ctx.step(), parent=parent, depth=level,
                        message=f"no relevant passage and {why}: answering from the retrieved passages")
-            return (yield from generate_answer(ctx, prompts.from_passages(question, passages), question,
+            return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                "fallback", citations=passages, parent=parent, depth=level,
                                                stream=top))
 

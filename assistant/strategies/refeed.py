@@ -125,7 +125,7 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, ensemble
         yield Note(step=ctx.step(), parent=parent, depth=depth, message="no feedback passages: keeping the draft")
         return before.as_result()
     try:
-        refined = yield from generate_answer(ctx, refine_messages(question, [d.text for d in drafts], feedback),
+        refined = yield from generate_answer(ctx, lambda ps: refine_messages(question, [d.text for d in drafts], ps),
                                              question, "refinement", citations=feedback, parent=parent,
                                              depth=depth, stream=stream)
     except BudgetExceeded as exc:

@@ -26,6 +26,7 @@ from models.judge import two_label_verdict
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Detail, Draft, Note, Passage
+from ..prompt_fit import fit_passages
 from .base import Strategy, StrategyRun, clean_answer
 from .refeed import int_option
 from .simple import Direct
@@ -178,8 +179,9 @@ class RqRag(Strategy):
             return
         for action in self.actions:
             ctx.check_budget()
-            generation = ctx.reader.generate(node_messages(question, path.passages, INSTRUCTIONS[action]),
-                                             max_tokens=QUERY_TOKENS)
+            messages = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, INSTRUCTIONS[action]),
+                                    path.passages, QUERY_TOKENS).messages
+            generation = ctx.reader.generate(messages, max_tokens=QUERY_TOKENS)
             query = clean_query(generation.text, question)
             node = ctx.step()
             yield Detail(step=node, parent=parent, depth=depth + 1, kind="rq-rag.refine",
@@ -191,8 +193,10 @@ class RqRag(Strategy):
 
     def answer(self, question: str, ctx: RunContext, path: Trajectory, depth: int, parent: int | None) -> StrategyRun:
         ctx.check_budget()
-        generation = ctx.reader.generate(node_messages(question, path.passages, ANSWER),
-                                         max_tokens=ctx.settings.max_answer_tokens)
+        tokens = ctx.settings.max_answer_tokens
+        messages = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, ANSWER), path.passages,
+                                tokens).messages
+        generation = ctx.reader.generate(messages, max_tokens=tokens)
         text = clean_answer(generation.text)
         step = ctx.step()
         yield Draft(step=step, parent=parent, depth=depth, question=question, text=text,

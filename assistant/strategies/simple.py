@@ -23,5 +23,5 @@ class Rag(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         passages = yield from ctx.retrieve(question)
-        return (yield from generate_answer(ctx, prompts.from_passages(question, passages), question,
+        return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                            "passages", citations=passages))
