@@ -26,6 +26,7 @@ class RunContext:
     reader: object  # models.reader.Reader or a fake with the same methods
     judge: object | None = None  # models.judge.Judge
     retriever: object | None = None  # assistant.retriever.Retriever
+    relevance: object | None = None  # models.relevance_judge.RelevanceJudge: ranks a wide pool
     retrievals: int = 0
     sub_questions: int = 0
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))

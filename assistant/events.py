@@ -76,6 +76,10 @@ class Relevance(Event):
     relevant: bool = False
     score: float = 0.0  # probability of "relevant"
     judge: str = ""
+    # With a ranked pool (the trained judge): 1-based rank from retrieval and by the judge's score.
+    rank_before: int | None = None
+    rank_after: int | None = None
+    threshold: float | None = None
 
 
 @dataclass

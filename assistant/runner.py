@@ -32,9 +32,12 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
             raise AssistantError(f"the index at {settings.index_path} is empty; add a folder with "
                                  "`assistant index add FOLDER` (or ask without it: --strategy direct)")
         retriever = HybridRetriever(store, registry.get_embedder(settings))
+    relevance = None
+    if strategy.needs_index and settings.relevance_judge == "trained":
+        relevance = registry.get_relevance_judge(settings)  # a broken judge file fails before the reader loads
     reader = registry.get_reader(settings)
     judge = registry.get_judge(settings) if strategy.name != "direct" else None
-    return RunContext(settings=settings, reader=reader, judge=judge, retriever=retriever)
+    return RunContext(settings=settings, reader=reader, judge=judge, retriever=retriever, relevance=relevance)
 
 
 def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext) -> Iterator[Event]:

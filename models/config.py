@@ -59,6 +59,15 @@ class Settings:
     embedder_backend: str = field(default="torch", metadata=_one_of("torch", "onnx"))  # onnx: int8, opt-in
     judge: str = field(default="reader", metadata=_one_of("reader", "t5"))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
+    # Who judges passage relevance: the trained cross-encoder that ships with the package
+    # (models/relevance_judge.py), or `judge` above (the prompted reader or the T5).
+    relevance_judge: str = field(default="judge", metadata=_one_of("trained", "judge"))
+    relevance_judge_path: Path | None = None  # a trained judge folder; default: the shipped one
+    # With the trained judge, retrieval takes a wide pool, the judge ranks it and the reader
+    # reads only the best: at least min_passages, at most max_passages, those above the threshold.
+    pool: int = field(default=40, metadata=_whole(1, 200))
+    max_passages: int = field(default=5, metadata=_whole(1, 50))
+    min_passages: int = field(default=2, metadata=_whole(1, 50))
     # Below 512 tokens not even one passage and its instructions fit (llama.cpp would also
     # silently raise it to 256); 131072 is the longest context of common GGUF readers.
     n_ctx: int = field(default=4096, metadata=_whole(512, 131072))

@@ -123,3 +123,17 @@ def get_judge(settings: Settings):
             raise ModelError("the T5 judge is not available in this install") from None
         return load_t5_judge(settings)
     raise ModelError(f"unknown judge '{settings.judge}' (use 'reader' or 't5')")
+
+
+def relevance_judge_path(settings: Settings) -> Path:
+    from .relevance_judge import check_folder, shipped_judge_path
+
+    return check_folder(settings.relevance_judge_path or shipped_judge_path())
+
+
+def get_relevance_judge(settings: Settings):
+    """The trained passage-relevance judge (the shipped one unless relevance_judge_path says)."""
+    from .relevance_judge import RelevanceJudge
+
+    folder = relevance_judge_path(settings)
+    return shared(("relevance", str(folder)), lambda: RelevanceJudge(folder, n_threads=settings.n_threads))

@@ -147,7 +147,8 @@ class StepTree(Tree):
         if passage_node is not None:
             passage_node.set_label(passage_label(passage, event))
         mark = ("✓ relevant", "green") if event.relevant else ("✗ irrelevant", "red")
-        group.add_leaf(label(mark, (_probability(event.score) + " ", "dim"),
+        rank = (f" #{event.rank_after} (was #{event.rank_before})" if event.rank_after is not None else "")
+        group.add_leaf(label(mark, (_probability(event.score) + rank + " ", "dim"),
                              short(passage.citation_label(), 50)), data=passage)
         self.latest = group
         return group

@@ -24,6 +24,10 @@ def trace_line(event: Event) -> str | None:
             lines.append(f"{pad}  {i}. {p.id} score={p.score:.4f} {_short(p.citation_label(), 60)}")
         return "\n".join(lines)
     if isinstance(event, Relevance):
+        if event.rank_after is not None:  # a ranked pool: the judge's order, and where retrieval had it
+            mark = "read" if event.relevant else "not read"
+            return (f"{pad}  #{event.rank_after} (retrieval #{event.rank_before}) {event.passage_id}: {mark} "
+                    f"(p={event.score:.2f}, threshold {event.threshold:.2f}, {event.judge})")
         mark = "relevant" if event.relevant else "irrelevant"
         return f"{pad}  relevance {event.passage_id}: {mark} (p={event.score:.2f})"
     if isinstance(event, Decomposed):

@@ -34,6 +34,11 @@ class Strategy:
         raise NotImplementedError
 
 
+def flag(value) -> bool:
+    """A strategy's on/off option: true unless 0/false/no/off."""
+    return value if isinstance(value, bool) else str(value).lower() not in {"0", "false", "no", "off"}
+
+
 # "Answer:", and the sentence frames small readers put around a short answer ("The answer to
 # this question is: X"), which cost them every exact match.
 _PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+|short\s+)?answer(?:\s+to\s+(?:this|the|your)\s+question)?"

@@ -10,8 +10,8 @@ from models.errors import BudgetExceeded
 
 from ..context import RunContext
 from ..events import Detail, Note
-from .base import Strategy, StrategyRun
-from .ra_isf import RaIsf, _flag
+from .base import Strategy, StrategyRun, flag
+from .ra_isf import RaIsf
 from .refeed import Candidate, int_option, refine, sample_drafts
 
 _RA_ISF_OPTIONS = ("self_knowledge", "relevance", "decomposition", "depth")
@@ -28,8 +28,8 @@ class DefaultPipeline(Strategy):
         super().__init__(**options)
         self.ra_isf = RaIsf(**{k: v for k, v in options.items() if k in _RA_ISF_OPTIONS})
         self.drafts = int_option(options, "drafts", 1, 1, 20)  # RA-ISF's answer plus drafts-1 sampled
-        self.ensemble = _flag(options.get("ensemble", True))
-        self.refine = _flag(options.get("refine", True))
+        self.ensemble = flag(options.get("ensemble", True))
+        self.refine = flag(options.get("refine", True))
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         first = ctx.step()

@@ -8,13 +8,10 @@ from __future__ import annotations
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
-from .base import Strategy, StrategyRun, generate_answer
+from ..rerank import judge_pool
+from .base import Strategy, StrategyRun, flag, generate_answer
 
 UNKNOWN = "unknown"
-
-
-def _flag(value) -> bool:
-    return value if isinstance(value, bool) else str(value).lower() not in {"0", "false", "no", "off"}
 
 
 class RaIsf(Strategy):
@@ -26,9 +23,9 @@ class RaIsf(Strategy):
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.use_self_knowledge = _flag(options.get("self_knowledge", True))
-        self.use_relevance = _flag(options.get("relevance", True))
-        self.use_decomposition = _flag(options.get("decomposition", True))
+        self.use_self_knowledge = flag(options.get("self_knowledge", True))
+        self.use_relevance = flag(options.get("relevance", True))
+        self.use_decomposition = flag(options.get("decomposition", True))
         self.depth = int(options["depth"]) if "depth" in options else None
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
@@ -48,9 +45,15 @@ class RaIsf(Strategy):
                                                     "self-knowledge", parent=parent, depth=level, stream=top)
                 return result
 
-        passages = yield from ctx.retrieve(question, parent=parent, depth=level)
+        ranked = self.use_relevance and ctx.relevance is not None  # the trained judge ranks a wide pool
+        passages = yield from ctx.retrieve(question, k=ctx.settings.pool if ranked else None, parent=parent,
+                                           depth=level)
         relevant = passages
-        if self.use_relevance and passages:
+        if ranked and passages:
+            ranking = yield from judge_pool(ctx, question, passages, parent=parent, depth=level)
+            passages = ranking.kept  # also what a fallback answer reads, not the whole pool
+            relevant = passages if ranking.above_threshold else []
+        elif self.use_relevance and passages:
             ctx.check_budget()
             verdicts = judge.relevant(question, [p.text for p in passages])
             relevant = []

@@ -19,8 +19,7 @@ from models.errors import BudgetExceeded, ConfigError
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Detail, Draft, Note, Passage
-from .base import Strategy, StrategyRun, clean_answer, generate_answer
-from .ra_isf import _flag
+from .base import Strategy, StrategyRun, clean_answer, flag, generate_answer
 
 SAMPLE_TEMPERATURE = 0.7
 SAMPLE_TOP_P = 0.9
@@ -156,7 +155,7 @@ class ReFeed(Strategy):
     def __init__(self, **options):
         super().__init__(**options)
         self.drafts = int_option(options, "drafts", 3, 1, 20)
-        self.ensemble = _flag(options.get("ensemble", True))
+        self.ensemble = flag(options.get("ensemble", True))
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         greedy = yield from generate_answer(ctx, prompts.closed_book(question), question, "closed-book draft",

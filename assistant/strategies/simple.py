@@ -1,9 +1,12 @@
 """The two baselines: closed-book (`direct`) and retrieve-then-read (`rag`)."""
 from __future__ import annotations
 
+from models.errors import ConfigError
+
 from .. import prompts
 from ..context import RunContext
-from .base import Strategy, StrategyRun, generate_answer
+from ..rerank import judge_pool
+from .base import Strategy, StrategyRun, flag, generate_answer
 
 
 class Direct(Strategy):
@@ -17,11 +20,26 @@ class Direct(Strategy):
 
 
 class Rag(Strategy):
-    """Retrieve k passages and answer from all of them."""
+    """Retrieve k passages and answer from all of them; with `rerank`, retrieve the wide pool and
+    answer from the trained judge's top passages ("plain RAG + reranker")."""
 
     name = "rag"
 
+    @classmethod
+    def option_names(cls):
+        return ("rerank",)
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.rerank = flag(options.get("rerank", False))
+
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
-        passages = yield from ctx.retrieve(question)
+        if self.rerank:
+            if ctx.relevance is None:
+                raise ConfigError('rag:rerank needs the trained relevance judge (relevance_judge = "trained")')
+            pool = yield from ctx.retrieve(question, k=ctx.settings.pool)
+            passages = (yield from judge_pool(ctx, question, pool)).kept
+        else:
+            passages = yield from ctx.retrieve(question)
         return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                            "passages", citations=passages))
