@@ -34,11 +34,34 @@ def _register() -> None:
                 raise
 
 
+def usage_error_line(exc: typer.TyperException) -> str:
+    """A usage error (bad option value, missing argument, unknown option or command) as one line,
+    naming the help of the command it was given to, instead of Typer's boxed usage message."""
+    message = " ".join((getattr(exc, "format_message", None) or exc.__str__)().split("\n")).strip()
+    ctx = getattr(exc, "ctx", None)
+    if ctx is None:
+        return f"error: {message}"
+    names = []  # the command's own path: the program may have been started as `python -m assistant`
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return f"error: {message} (see {' '.join(['assistant', *reversed(names)])} --help)"
+
+
 def run() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        app()
+        # Not standalone: usage errors come here instead of being printed in a box, and an exit
+        # (--help, Ctrl-C) is returned as its code.
+        code = app(standalone_mode=False)
+    except typer.TyperException as exc:  # click's usage errors (exit 2) and the few others
+        if type(exc).__name__ != "NoArgsIsHelpError":  # a group given no command: its help is shown
+            print(usage_error_line(exc), file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Abort:  # end of input at a prompt
+        print("aborted", file=sys.stderr)
+        sys.exit(1)
     except AssistantError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
@@ -52,6 +75,8 @@ def run() -> None:
         print(f"error: unexpected {type(exc).__name__}: {first} (set ASSISTANT_DEBUG=1 for details)",
               file=sys.stderr)
         sys.exit(70)
+    if isinstance(code, int) and not isinstance(code, bool) and code:
+        sys.exit(code)
 
 
 _register()
