@@ -26,13 +26,10 @@ USAGE_ERRORS = [
 
 def run_in_process(monkeypatch, capsys, args: list[str]) -> tuple[int, str, str]:
     monkeypatch.setattr(sys, "argv", ["assistant", *args])
-    try:
+    with pytest.raises(SystemExit) as exited:  # run() always exits, as click's standalone mode does
         cli_main.run()
-        code = 0  # returning is exit status 0
-    except SystemExit as exited:
-        code = exited.code
     out, err = capsys.readouterr()
-    return code, out, err
+    return exited.value.code, out, err
 
 
 @pytest.mark.parametrize("args, message, help_command", USAGE_ERRORS)

@@ -37,7 +37,8 @@ def _register() -> None:
 def usage_error_line(exc: typer.TyperException) -> str:
     """A usage error (bad option value, missing argument, unknown option or command) as one line,
     naming the help of the command it was given to, instead of Typer's boxed usage message."""
-    message = " ".join((getattr(exc, "format_message", None) or exc.__str__)().split("\n")).strip()
+    format_message = getattr(exc, "format_message", None)
+    message = " ".join((format_message() if format_message else str(exc)).splitlines()).strip()
     ctx = getattr(exc, "ctx", None)
     if ctx is None:
         return f"error: {message}"
@@ -52,8 +53,7 @@ def run() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        # Not standalone: usage errors come here instead of being printed in a box, and an exit
-        # (--help, Ctrl-C) is returned as its code.
+        # Not standalone: usage errors come here instead of being printed in a box.
         code = app(standalone_mode=False)
     except typer.TyperException as exc:  # click's usage errors (exit 2) and the few others
         if type(exc).__name__ != "NoArgsIsHelpError":  # a group given no command: its help is shown
@@ -75,8 +75,9 @@ def run() -> None:
         print(f"error: unexpected {type(exc).__name__}: {first} (set ASSISTANT_DEBUG=1 for details)",
               file=sys.stderr)
         sys.exit(70)
-    if isinstance(code, int) and not isinstance(code, bool) and code:
-        sys.exit(code)
+    # Always an exit, as in click's standalone mode: --help and Ctrl-C return their code, a
+    # command returns None.
+    sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
 
 _register()
