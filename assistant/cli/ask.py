@@ -44,6 +44,9 @@ def ask(
     index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
+    relevance_judge: Optional[str] = typer.Option(
+        None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped cross-encoder ranks a wide "
+                                        "pool) or 'judge' (the --judge above)."),
     drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=20,
                                          help="ReFeed: number of drafts (1 = greedy only, no diverse feedback)."),
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
@@ -66,7 +69,8 @@ def ask(
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
-    settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge)
+    settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
+                             relevance_judge=relevance_judge)
     chosen = make_strategy(with_refeed_options(strategy or DEFAULT_STRATEGY, drafts, ensemble))
     ctx = build_context(settings, chosen)
     for event in run_question(question, chosen, ctx):

@@ -63,6 +63,20 @@ def _judge_row(settings) -> dict:
     return row
 
 
+def _relevance_row(settings) -> dict:
+    """Who judges passage relevance: the trained cross-encoder (shipped or configured), or the judge."""
+    if settings.relevance_judge != "trained":
+        return {"model": "the judge above", "setting": 'relevance_judge = "judge"'}
+    from models.registry import get_relevance_judge, relevance_judge_path
+
+    folder = relevance_judge_path(settings)
+    judge = get_relevance_judge(settings)
+    return {"model": f"trained cross-encoder ({judge.settings.get('name', folder.name)})", "file": str(folder),
+            "size": _size(folder), "backend": "onnxruntime int8", "device": judge.device,
+            "threshold": f"{judge.threshold:.3f}",
+            "reads": f"top {settings.min_passages}-{settings.max_passages} of a pool of {settings.pool}"}
+
+
 @models_app.command("list")
 def list_models() -> None:
     """Each role's model, file, size, backend and device.
@@ -73,7 +87,8 @@ def list_models() -> None:
     from models.errors import AssistantError
 
     settings = load_settings()
-    for role, row_of in (("reader", _reader_row), ("embedder", _embedder_row), ("judge", _judge_row)):
+    for role, row_of in (("reader", _reader_row), ("embedder", _embedder_row), ("judge", _judge_row),
+                         ("relevance", _relevance_row)):
         try:
             row = row_of(settings)
         except AssistantError as exc:
