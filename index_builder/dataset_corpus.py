@@ -17,6 +17,7 @@ from models.errors import AssistantError
 
 from .chunking import Chunk
 from .documents import Document, content_hash
+from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
 
@@ -72,15 +73,16 @@ def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
     dataset = Path(dataset)
     paragraphs = pooled_paragraphs(load_dataset(dataset))
     if not paragraphs:
-        raise AssistantError(f"{dataset.name} carries no paragraphs to index; evaluate it closed-book "
-                             "(--corpus none) or name an index (--corpus INDEX)")
+        raise AssistantError(f"{safe_name(dataset.name)} carries no paragraphs to index; evaluate it "
+                             "closed-book (--corpus none) or name an index (--corpus INDEX)")
     path = corpus_path(data_dir, dataset)
     with IndexStore.open_or_create(path, embedder.model_id, embedder.dim) as store:
-        source = SOURCE_PREFIX + dataset.name
+        source = SOURCE_PREFIX + safe_name(dataset.name)  # a name that is not UTF-8 is stored escaped
+        shown_file = safe_name(str(dataset.resolve()))  # only shown: the command that rebuilds it
         info = store.meta.get("sources", {}).get(source, {})
         if info.get("complete") and info.get("passages") == len(paragraphs):
             return path, len(paragraphs)
-        store.begin_source(source, "dataset", file=str(dataset.resolve()))
+        store.begin_source(source, "dataset", file=shown_file)
         store.remove_orphan_passages()
         known = set(store.documents_of(source))
         progress = Progress(total_files=len(paragraphs), files_done=len(known))
@@ -94,7 +96,7 @@ def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
                 yield doc
 
         write_documents(store, embedder, missing(), progress, on_progress, should_stop)
-        store.meta.setdefault("sources", {})[source] = {"kind": "dataset", "file": str(dataset.resolve()),
+        store.meta.setdefault("sources", {})[source] = {"kind": "dataset", "file": shown_file,
                                                         "passages": len(paragraphs), "complete": True}
         store.finish()
     return path, len(paragraphs)

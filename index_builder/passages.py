@@ -179,13 +179,14 @@ def index_passages(store: IndexStore, embedder, file: Path,
                    on_progress: ProgressCallback | None = None,
                    should_stop: StopCheck | None = None) -> PassageSummary:
     file = Path(file).expanduser()
+    shown = safe_name(str(file))
     if not file.exists():
-        raise AssistantError(f"no such passage file: {file}")
+        raise AssistantError(f"no such passage file: {shown}")
     if not file.is_file():
-        raise AssistantError(f"not a file: {file} (give a .jsonl or .tsv passage file)")
+        raise AssistantError(f"not a file: {shown} (give a .jsonl or .tsv passage file)")
     suffix = "".join(file.suffixes[-1:]).lower()
     if suffix not in (".jsonl", ".tsv", ".json"):
-        raise AssistantError(f"{file}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
+        raise AssistantError(f"{shown}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
     source = safe_name(str(file.resolve()))  # a name that is not UTF-8 is stored escaped
     summary = PassageSummary()
     store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
@@ -216,9 +217,9 @@ def index_passages(store: IndexStore, embedder, file: Path,
 
         summary.passages = write_documents(store, embedder, changed(), progress, on_progress, should_stop)
     except UnicodeDecodeError:
-        raise AssistantError(f"{file} is not UTF-8 text; passage files must be UTF-8") from None
+        raise AssistantError(f"{shown} is not UTF-8 text; passage files must be UTF-8") from None
     except OSError as exc:
-        raise AssistantError(f"cannot read {file}: {exc.strerror}") from None
+        raise AssistantError(f"cannot read {shown}: {exc.strerror}") from None
     gone = [doc_id for doc_id in known if doc_id not in current]
     store.remove_documents(gone)
     summary.removed = len(gone)

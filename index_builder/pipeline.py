@@ -148,11 +148,9 @@ class _Batches:
                                   d.content_hash, d.size, d.mtime, count) for d, count in self.complete]
         for doc_id, staged in promote:  # the old version goes only now, then the new one takes its id
             self.store.remove_documents([doc_id])
-            self.store.passages.update(where=f"doc_id = '{staged}'", values={"doc_id": doc_id})
-        if records:
-            self.store.write_batch(rows, records, replace=replace)
-        else:  # only passages of a document still open: nothing to commit yet
-            self.store.passages.add(rows)
+            self.store.rename_doc_id(staged, doc_id)
+        # With no records (only passages of a document still open) nothing is committed yet.
+        self.store.write_batch(rows, records, replace=replace)
         self.written += len(rows)
         self.progress.passages_done += len(rows)
         if self.on_progress:

@@ -24,6 +24,7 @@ from typing import Iterable
 import pyarrow as pa
 
 from . import lock
+from .names import safe_name
 from .store_errors import DiskFull, IndexDamaged, IndexError_, translate
 
 __all__ = ["DiskFull", "IndexDamaged", "IndexError_", "IndexStore", "DocumentRecord"]
@@ -303,10 +304,12 @@ class IndexStore:
             self.documents.delete(f"doc_id IN ({_quote(ids[start:start + 500])})")
 
     @_guarded
-    def write_batch(self, rows: list[dict], documents: list[DocumentRecord],
+    def write_batch(self, rows: list[dict], documents: Iterable[DocumentRecord] = (),
                     replace: Iterable[str] = ()) -> None:
         """Write `rows`, then commit their document rows (the commit point of a batch).
 
+        `documents` may be empty: a batch holding only passages of a document still being
+        written commits nothing (they stay orphans until its row comes in a later batch).
         `replace`: doc ids with an earlier version in the index, removed first. New documents
         need no delete: orphan passages of an interrupted run are removed when a run starts.
         """
@@ -315,7 +318,16 @@ class IndexStore:
         if rows:
             self.passages.add(rows)
         now = time.time()
-        self.documents.add([dict(d.__dict__, indexed_at=now) for d in documents])
+        records = [dict(d.__dict__, indexed_at=now) for d in documents]
+        if records:  # Lance refuses an empty list
+            self.documents.add(records)
+
+    @_guarded
+    def rename_doc_id(self, old: str, new: str) -> None:
+        """Give the passages stored under doc id `old` the doc id `new` (a replacing document's
+        staged passages take the id of the version they replace, once it is removed)."""
+        self.hold_write_lock()
+        self.passages.update(where=f"doc_id = {_quote([old])}", values={"doc_id": new})
 
     @_guarded
     def remove_documents(self, doc_ids: Iterable[str]) -> None:
@@ -334,7 +346,8 @@ class IndexStore:
     @_guarded
     def has_source(self, source: str) -> bool:
         """Whether `source` is recorded, or has rows (from a run killed before sources were
-        recorded at their start)."""
+        recorded at their start). Sources are recorded under safe names (names.safe_name)."""
+        source = safe_name(source)
         return source in self.meta.get("sources", {}) or self.documents.count_rows(
             f"source = {_quote([source])}") > 0
 
@@ -342,6 +355,7 @@ class IndexStore:
     def remove_source(self, source: str) -> int:
         """Forget a source and everything indexed from it; returns passages removed."""
         self.hold_write_lock(reload_meta=True)
+        source = safe_name(source)  # the name it is recorded under
         where = f"source = {_quote([source])}"
         removed = self.passages.count_rows(where)
         self.documents.delete(where)  # documents first, as in remove_documents

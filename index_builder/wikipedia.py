@@ -15,6 +15,7 @@ from typing import Iterator
 from models.errors import AssistantError
 
 from .documents import Document, content_hash
+from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
 from .wikitext import article_sections, is_disambiguation, is_redirect
@@ -58,10 +59,11 @@ def url_title(title: str) -> str:
 def open_dump(path: Path):
     """The raw file (for progress by bytes read) and a stream of its XML."""
     path = Path(path).expanduser()
+    shown = safe_name(str(path))
     if not path.exists():
-        raise AssistantError(f"no such dump file: {path}")
+        raise AssistantError(f"no such dump file: {shown}")
     if not path.is_file():
-        raise AssistantError(f"not a file: {path} (give a pages-articles .xml or .xml.bz2 dump)")
+        raise AssistantError(f"not a file: {shown} (give a pages-articles .xml or .xml.bz2 dump)")
     raw = path.open("rb")
     head = raw.read(6)
     raw.seek(0)
@@ -70,7 +72,7 @@ def open_dump(path: Path):
     if head.lstrip().startswith(b"<") or head.startswith(b"\xef\xbb\xbf"):
         return raw, raw
     raw.close()
-    raise AssistantError(f"{path} is not a Wikipedia XML dump (.xml or .xml.bz2)")
+    raise AssistantError(f"{shown} is not a Wikipedia XML dump (.xml or .xml.bz2)")
 
 
 class _WithSiteinfo:
@@ -104,19 +106,20 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
 
     check_limit(limit)
     raw, stream = open_dump(dump)
-    source = str(Path(dump).expanduser().resolve())
+    dump = Path(dump).expanduser().resolve()
+    source = safe_name(str(dump))  # a name that is not UTF-8 is stored escaped, as folders are
     summary = WikiSummary()
     try:
         pages = mwxml.Dump.from_file(_WithSiteinfo(stream))
     except Exception as exc:
         raw.close()
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise AssistantError(f"cannot read dump {dump}: {first}") from None
+        raise AssistantError(f"cannot read dump {source}: {first}") from None
     store.begin_source(source, "wikipedia")
     store.remove_orphan_passages()
     known = store.documents_of(source)  # empty on a fresh build: nothing grows with the dump
     seen: set[str] = set()
-    progress = Progress(total_bytes=Path(source).stat().st_size)
+    progress = Progress(total_bytes=dump.stat().st_size)
 
     def skip(reason: str):
         summary.skipped[reason] = summary.skipped.get(reason, 0) + 1

@@ -11,6 +11,8 @@ from typing import Optional
 
 import typer
 
+from index_builder.names import safe_name
+
 from ..sizes import human_size
 from .progress import progress_bar
 from .main import app
@@ -67,9 +69,9 @@ def _print_folder_summary(summary) -> None:
     for label, paths in (("indexed", summary.indexed), ("updated", summary.updated), ("removed", summary.removed)):
         if len(paths) <= 20:
             for rel in paths:
-                typer.echo(f"  {label} {rel}")
+                typer.echo(f"  {label} {safe_name(rel)}")
     for rel, reason in summary.skipped:
-        typer.echo(f"  skipped {rel}: {reason}")
+        typer.echo(f"  skipped {safe_name(rel)}: {safe_name(reason)}")
 
 
 @index_app.command("add")
@@ -88,10 +90,11 @@ def add(
     from index_builder.folder import index_folder
     from models.errors import AssistantError
 
+    shown = safe_name(str(path))
     if not path.exists():
-        raise AssistantError(f"no such folder: {path}")
+        raise AssistantError(f"no such folder: {shown}")
     if not path.is_dir():
-        raise AssistantError(f"not a folder: {path} (for a passage file use `assistant index passages`, "
+        raise AssistantError(f"not a folder: {shown} (for a passage file use `assistant index passages`, "
                              "for a Wikipedia dump `assistant index wikipedia`)")
     if not 0 < max_size < float("inf"):  # nan and inf too: int() of them is no byte count
         raise AssistantError("--max-size must be a positive number of MB")
@@ -103,7 +106,7 @@ def add(
             summary = index_folder(store, embedder, path, on_progress=update, should_stop=should_stop,
                                    max_size=max_bytes)
         _print_folder_summary(summary)
-        typer.echo(f"index: {settings.index_path}")
+        typer.echo(f"index: {safe_name(str(settings.index_path))}")
         if watch:
             _watch(store, embedder, path, max_bytes, should_stop)
 
@@ -114,7 +117,7 @@ def _watch(store, embedder, path: Path, max_bytes: int, should_stop) -> None:
 
     from index_builder.folder import index_folder
 
-    typer.echo(f"watching {path} for changes (Ctrl-C to stop)")
+    typer.echo(f"watching {safe_name(str(path))} for changes (Ctrl-C to stop)")
     try:
         for _changes in watch_changes(path, stop_event=_StopEvent(should_stop), rust_timeout=500,
                                       yield_on_timeout=False, raise_interrupt=False):
@@ -124,7 +127,7 @@ def _watch(store, embedder, path: Path, max_bytes: int, should_stop) -> None:
             for label, rels in (("indexed", summary.indexed), ("updated", summary.updated),
                                 ("removed", summary.removed)):
                 for rel in rels:
-                    typer.echo(f"  {label} {rel}")
+                    typer.echo(f"  {label} {safe_name(rel)}")
     except KeyboardInterrupt:
         pass
     typer.echo("stopped watching")
@@ -163,7 +166,7 @@ def wikipedia(
             summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
                                       limit=limit)
     typer.echo(summary.line())
-    typer.echo(f"index: {settings.index_path}")
+    typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
 
 @index_app.command("passages")
@@ -180,14 +183,15 @@ def passages(
     from models.errors import AssistantError
 
     if not file.is_file():
-        raise AssistantError(f"no such passage file: {file}" if not file.exists() else f"not a file: {file}")
+        shown = safe_name(str(file))
+        raise AssistantError(f"no such passage file: {shown}" if not file.exists() else f"not a file: {shown}")
     with (_writable_store(index, embedder_backend) as (settings, embedder, store),
           _stop_on_ctrl_c() as should_stop):
         bar, update = progress_bar("documents")
         with bar:
             summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
     typer.echo(summary.line())
-    typer.echo(f"index: {settings.index_path}")
+    typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
 
 @index_app.command("status")
@@ -209,7 +213,7 @@ def status(
         return
     updated = (datetime.fromtimestamp(info["updated"]).strftime("%Y-%m-%d %H:%M")
                if info.get("updated") else "never")
-    typer.echo(f"index:           {info['path']}")
+    typer.echo(f"index:           {safe_name(info['path'])}")
     typer.echo(f"embedding model: {_model_text(info['embedding_model'])}")
     typer.echo(f"documents:       {info['documents']}")
     typer.echo(f"passages:        {info['passages']}"
@@ -218,7 +222,7 @@ def status(
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info['sources'])}")
     for name, source in info["sources"].items():
-        line = (f"  {source.get('kind', '?'):10} {name}  ({source['documents']} documents, "
+        line = (f"  {source.get('kind', '?'):10} {safe_name(name)}  ({source['documents']} documents, "
                 f"{source['passages']} passages)")
         if source.get("incomplete"):
             line += f"  (incomplete: run `{_command_for(name, source)}` again to finish)"
@@ -235,9 +239,9 @@ def _command_for(name: str, source: dict) -> str:
     """The command that (re)builds a source, from its kind."""
     kind = source.get("kind")
     if kind == "dataset":
-        return f"assistant index dataset {source.get('file') or name.removeprefix('dataset:')}"
+        return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
     command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    return f"assistant index {command} {name}"
+    return f"assistant index {command} {safe_name(name)}"
 
 
 @index_app.command("remove")
@@ -257,10 +261,21 @@ def remove(
     settings = load_settings(index=index)
     IndexStore.open(settings.index_path)  # no index, or a damaged one: said before taking the lock
     with lock.write_lock(settings.index_path), IndexStore.open(settings.index_path) as store:
-        name = source if store.has_source(source) else str(Path(source).expanduser().resolve())
-        if not store.has_source(name):
-            listed = ", ".join(store.meta.get("sources", {})) or "none"
-            raise AssistantError(f"no source {source} in the index (sources: {listed})")
+        name = _source_named(store, source)
+        if name is None:
+            listed = ", ".join(safe_name(s) for s in store.meta.get("sources", {})) or "none"
+            raise AssistantError(f"no source {safe_name(source)} in the index (sources: {listed})")
         started = time.monotonic()
         removed = store.remove_source(name)
-    typer.echo(f"removed {name}: {removed} passages ({time.monotonic() - started:.1f}s)")
+    typer.echo(f"removed {safe_name(name)}: {removed} passages ({time.monotonic() - started:.1f}s)")
+
+
+def _source_named(store, given: str) -> str | None:
+    """The recorded source `given` names: as `index status` lists it, or as a path (relative, with
+    ~, or with bytes that are not UTF-8: sources are recorded under escaped names)."""
+    from index_builder.folder import source_name
+
+    candidates = [safe_name(given)]
+    with contextlib.suppress(OSError, RuntimeError):  # a path that cannot be resolved names no source
+        candidates.append(source_name(Path(given).expanduser().resolve()))
+    return next((name for name in candidates if store.has_source(name)), None)
