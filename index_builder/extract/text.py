@@ -9,21 +9,25 @@ _SNIFF_BYTES = 64 * 1024
 
 
 def decode(data: bytes) -> str:
-    """UTF-8 when it is, else the encoding charset-normalizer finds; binary data is refused."""
+    """UTF-8 when it is, else the encoding charset-normalizer finds; binary data is refused.
+
+    NUL bytes mark binary data (as for git and grep) even when the bytes decode as UTF-8: a
+    zero-filled file or binary records would otherwise be indexed as "text". Only UTF-16/32
+    text, recognised by its byte-order mark, holds NULs."""
+    from . import Unreadable
+
     if data.startswith((b"\xef\xbb\xbf",)):
         return data[3:].decode("utf-8", errors="replace")
+    sample = data[:_SNIFF_BYTES]
+    has_bom = sample.startswith((b"\xff\xfe", b"\xfe\xff"))
+    if b"\x00" in sample and not has_bom:
+        raise Unreadable("binary file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
-    from . import Unreadable
-
-    sample = data[:_SNIFF_BYTES]
-    has_bom = sample.startswith((b"\xff\xfe", b"\xfe\xff"))
-    if b"\x00" in sample and not has_bom:
-        raise Unreadable("binary file")
     best = from_bytes(sample).best()
     if best is None:
         raise Unreadable("binary file (no text encoding detected)")

@@ -1,0 +1,23 @@
+"""Failures found by the hostile sweep (scripts/hostile_sweep.py, issue 13), one test each."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from index_builder.extract import Unreadable, extract
+
+
+@pytest.mark.parametrize("name, data", [
+    ("zeros.dat", b"\x00" * 4096),  # a sparse or zero-filled file: valid UTF-8, but no text
+    ("dump.txt", b"header\x00\x01\x02" * 200),  # binary records that happen to decode as UTF-8
+    ("notes.md", b"# Title\n\nsome text\x00\x00\x00 and more"),
+], ids=["zero-filled", "binary-records", "markdown-with-nuls"])
+def test_nul_bytes_make_a_file_binary_even_when_it_decodes_as_utf8(name, data):
+    with pytest.raises(Unreadable, match="binary file"):
+        extract(Path(name), data)
+
+
+def test_utf16_with_a_bom_is_still_text():
+    got = extract(Path("utf16.txt"), "Hello from a UTF-16 file.".encode("utf-16"))
+    assert got.sections[0].text.strip() == "Hello from a UTF-16 file."
