@@ -153,6 +153,8 @@ def run_check(path: Path, extra_buffers: bool, n_gpu_layers: int = 0) -> str | N
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return None  # slow is not broken: use the choice, check again next time
+    except OSError:  # the child cannot start (e.g. the interpreter's path is not executable for this
+        return None  # user): that says nothing about the model; load it in-process as chosen
     if done.returncode == 0:
         return None
     if done.returncode < 0:

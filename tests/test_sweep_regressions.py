@@ -21,3 +21,19 @@ def test_nul_bytes_make_a_file_binary_even_when_it_decodes_as_utf8(name, data):
 def test_utf16_with_a_bom_is_still_text():
     got = extract(Path("utf16.txt"), "Hello from a UTF-16 file.".encode("utf-16"))
     assert got.sections[0].text.strip() == "Hello from a UTF-16 file."
+
+
+def test_a_reader_self_check_that_cannot_start_is_no_error(tmp_path, monkeypatch):
+    """As a user who may not execute the interpreter's path (a venv on a private pyenv), the
+    check child fails to start with PermissionError: that was 'unexpected PermissionError'."""
+    from models import llama_load
+
+    not_executable = tmp_path / "python"
+    not_executable.write_text("")
+    not_executable.chmod(0o644)
+    monkeypatch.setattr(llama_load.sys, "executable", str(not_executable))
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    assert llama_load.run_check(model, extra_buffers=False) is None
+    choice = llama_load.choose_extra_buffers(model, "off", cache_dir=tmp_path / "cache")
+    assert choice.extra_buffers is False
