@@ -37,3 +37,16 @@ def test_a_reader_self_check_that_cannot_start_is_no_error(tmp_path, monkeypatch
     assert llama_load.run_check(model, extra_buffers=False) is None
     choice = llama_load.choose_extra_buffers(model, "off", cache_dir=tmp_path / "cache")
     assert choice.extra_buffers is False
+
+
+@pytest.mark.real_models
+def test_a_question_too_long_for_the_reader_says_to_shorten_it():
+    """`ask -s direct` with a 100,000-character question said only 'lower --k or raise n_ctx',
+    though a closed-book question retrieves nothing."""
+    from models import registry
+    from models.config import Settings
+    from models.errors import ModelError
+
+    reader = registry.get_reader(Settings(n_ctx=512, n_threads=1))
+    with pytest.raises(ModelError, match="does not fit the reader's context of 512; shorten the question"):
+        reader.generate([{"role": "user", "content": "why " * 1000}], max_tokens=4)
