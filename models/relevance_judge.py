@@ -1,0 +1,142 @@
+"""The trained passage-relevance judge: a MiniLM cross-encoder, int8 ONNX, run by onnxruntime.
+
+It reads a question and one passage together and gives P(the passage supports an answer), so a
+wide pool from hybrid search can be ranked and cut to the few passages worth reading. The model
+ships with the package (models/relevance_judge_model/, made by `assistant judge train-relevance`;
+see the MODEL_CARD.md there). Folder layout:
+    model.onnx       the int8 cross-encoder: input_ids, attention_mask, token_type_ids -> logits
+    tokenizer.json   its fast tokenizer (plus the usual tokenizer side files)
+    judge.json       keep-threshold calibrated on held-out questions, max_length, provenance
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+from .errors import ModelError
+
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+SETTINGS_FILE = "judge.json"
+REQUIRED_FILES = (MODEL_FILE, TOKENIZER_FILE, SETTINGS_FILE)
+DEFAULT_MAX_LENGTH = 256
+_HOW = "reinstall the package, or rebuild the judge with `assistant judge train-relevance --out FOLDER`"
+
+
+def shipped_judge_path() -> Path:
+    """The judge folder installed with the package."""
+    return Path(__file__).resolve().parent / "relevance_judge_model"
+
+
+def passage_text(title: str, text: str) -> str:
+    """A passage as the judge was trained to read it: its title, then its text."""
+    title, text = title.strip(), " ".join(text.split())
+    return f"{title}: {text}" if title else text
+
+
+def check_folder(folder: Path | str) -> Path:
+    """The folder if it holds every file the judge needs; else one clear ModelError."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise ModelError(f"relevance judge folder not found: {folder} ({_HOW})")
+    for name in REQUIRED_FILES:
+        if not (folder / name).is_file():
+            raise ModelError(f"relevance judge file missing: {folder / name} ({_HOW})")
+    return folder
+
+
+def _read_settings(path: Path) -> dict:
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+        threshold = float(settings["threshold"])
+        max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+        raise ModelError(f"relevance judge file {path} is unreadable ({type(exc).__name__}: {exc}); {_HOW}") from None
+    if not 0.0 <= threshold <= 1.0 or not 8 <= max_length <= 512:
+        raise ModelError(f"relevance judge file {path} has threshold {threshold} / max_length {max_length} "
+                         f"out of range; {_HOW}")
+    return {**settings, "threshold": threshold, "max_length": max_length}
+
+
+class RelevanceJudge:
+    """score(question, passages) -> P(relevant) per passage, batched over the pool."""
+
+    def __init__(self, folder: Path | str, n_threads: int | None = None, batch_size: int = 16):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from .t5_device import CPU, CUDA, placement
+
+        self.folder = check_folder(folder)
+        self.settings = _read_settings(self.folder / SETTINGS_FILE)
+        self.batch_size = max(1, batch_size)
+        try:
+            self.tokenizer = Tokenizer.from_file(str(self.folder / TOKENIZER_FILE))
+        except Exception as exc:  # tokenizers raises plain Exceptions for bad JSON
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+            raise ModelError(f"relevance judge file {self.folder / TOKENIZER_FILE} is unreadable ({first}); "
+                             f"{_HOW}") from None
+        self.tokenizer.enable_truncation(self.settings["max_length"])  # longest first: questions are short
+        self.tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        options.intra_op_num_threads = n_threads or min(4, os.cpu_count() or 1)
+        where = placement()
+        providers = [CUDA, CPU] if where.provider == CUDA else [CPU]
+        try:
+            self.session = ort.InferenceSession(str(self.folder / MODEL_FILE), sess_options=options,
+                                                providers=providers)
+        except Exception as exc:  # onnxruntime raises its own kinds for damaged graphs
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+            raise ModelError(f"relevance judge file {self.folder / MODEL_FILE} is not a usable ONNX model "
+                             f"({first}); {_HOW}") from None
+        self.device = "cuda" if self.session.get_providers()[:1] == [CUDA] else "cpu"
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.name = f"{self.settings.get('name', self.folder.name)} ({self.device})"
+
+    @property
+    def threshold(self) -> float:
+        """Keep a passage whose score is at least this (calibrated on held-out questions)."""
+        return self.settings["threshold"]
+
+    @property
+    def max_length(self) -> int:
+        return self.settings["max_length"]
+
+    def score(self, question: str, passages: Sequence[str]) -> list[float]:
+        """P(relevant) for each passage (use passage_text(title, text) to build them), in order."""
+        import numpy as np
+
+        if not passages:
+            return []
+        encodings = self.tokenizer.encode_batch([(question, p) for p in passages])
+        # Similar lengths in one batch waste less on padding; results go back in input order.
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        scores = [0.0] * len(encodings)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in batch)
+            arrays = {name: np.zeros((len(batch), width), dtype=np.int64)
+                      for name in ("input_ids", "attention_mask", "token_type_ids")}
+            for row, i in enumerate(batch):
+                e = encodings[i]
+                n = len(e.ids)
+                arrays["input_ids"][row, :n] = e.ids
+                arrays["attention_mask"][row, :n] = e.attention_mask
+                arrays["token_type_ids"][row, :n] = e.type_ids
+            feed = {name: value for name, value in arrays.items() if name in self.inputs}
+            try:
+                logits = self.session.run(None, feed)[0]
+            except Exception as exc:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+                raise ModelError(f"relevance judge {self.folder} failed to run ({first}); {_HOW}") from None
+            for row, i in enumerate(batch):
+                scores[i] = _sigmoid(float(np.ravel(logits[row])[0]))
+        return scores
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
