@@ -1,0 +1,91 @@
+"""Relevance-judge throughput next to the embedder's, in the same run: what ranking a wide pool costs.
+
+For each question the judge scores a pool of 30 and of 50 passages (the question's own HotpotQA
+paragraphs, then other questions' paragraphs: ~100-word Wikipedia passages, as at run time),
+and the embedder (bundled MiniLM bi-encoder, torch as configured by default) encodes the same
+passages, which is what indexing them costs. The two take turns question by question, so a
+noisy machine slows them alike. Prints pairs/s, ms per question at 30 and 50, and the ratio.
+
+Run: .venv/bin/python benchmarks/bench_relevance_judge.py [--small] [--questions N] [--threads N]
+     [--judge FOLDER]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DATA = ROOT.parent / "shared" / "data" / "hotpotqa" / "hotpotqa_dev_distractor_500.ircot_format.jsonl"
+POOLS = (30, 50)
+
+
+def load_pools(path: Path, n: int) -> list[tuple[str, list[str]]]:
+    """n questions, each with a pool of max(POOLS) passages: its own paragraphs first."""
+    from assistant.evaluation.datasets import load_dataset
+    from models.relevance_judge import passage_text
+
+    examples = load_dataset(path, n + 10)
+    everything = [passage_text(p.title, p.text) for e in examples for p in e.paragraphs]
+    pools = []
+    for i, example in enumerate(examples[:n]):
+        own = [passage_text(p.title, p.text) for p in example.paragraphs]
+        others = [p for p in everything[10 * (i + 1):] if p not in own]
+        pools.append((example.question, (own + others)[:max(POOLS)]))
+    return pools
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="a quick check: 2 questions")
+    parser.add_argument("--questions", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 1))
+    parser.add_argument("--judge", type=Path, default=None, help="a judge folder (default: the shipped one)")
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+    n = 2 if args.small else args.questions
+
+    import torch
+
+    from models.config import Settings
+    from models.registry import get_embedder
+    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+
+    torch.set_num_threads(args.threads)
+    judge = RelevanceJudge(args.judge or shipped_judge_path(), n_threads=args.threads)
+    embedder = get_embedder(Settings())
+    pools = load_pools(args.data, n)
+    lengths = [len(judge.tokenizer.encode(q, p).ids) for q, ps in pools for p in ps]
+    print(f"judge {judge.name} (threshold {judge.threshold:.3f}), embedder {embedder.name}; "
+          f"{n} questions, {args.threads} of {os.cpu_count()} cpu threads; "
+          f"{sum(lengths) / len(lengths):.0f} tokens per (question, passage) on average")
+    judge.score(*pools[0])  # warm-up: first-call allocations
+    embedder.encode(pools[0][1][:8])
+    seconds = {("judge", k): 0.0 for k in POOLS} | {("embedder", k): 0.0 for k in POOLS}
+    for i, (question, pool) in enumerate(pools, 1):
+        for k in POOLS:
+            for name, run in (("judge", lambda: judge.score(question, pool[:k])),
+                              ("embedder", lambda: embedder.encode(pool[:k]))):
+                started = time.perf_counter()
+                run()
+                seconds[(name, k)] += time.perf_counter() - started
+        print(f"  question {i}/{n}", flush=True)
+
+    print("\n| model | pool | ms per question | passages (pairs) per second |")
+    print("| --- | --- | --- | --- |")
+    rates = {}
+    for (name, k), total in seconds.items():
+        rates[(name, k)] = n * k / total
+        print(f"| {name} | {k} | {1000 * total / n:.0f} | {rates[(name, k)]:.0f} |")
+    for k in POOLS:
+        print(f"RATIO judge / embedder throughput, pool {k}: {rates[('judge', k)] / rates[('embedder', k)]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
