@@ -50,3 +50,21 @@ def test_a_question_too_long_for_the_reader_says_to_shorten_it():
     reader = registry.get_reader(Settings(n_ctx=512, n_threads=1))
     with pytest.raises(ModelError, match="does not fit the reader's context of 512; shorten the question"):
         reader.generate([{"role": "user", "content": "why " * 1000}], max_tokens=4)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("note.html", b'<?xml version="1.0"?>\n<note><body>Otters eat clams.</body></note>'),
+    ("link.html", b"https://example.com/page"),
+], ids=["xml-declaration", "looks-like-a-url"])
+def test_html_that_bs4_frowns_at_is_read_without_a_warning_on_the_terminal(name, data):
+    """bs4 printed a ten-line XMLParsedAsHTMLWarning (or MarkupResemblesLocatorWarning) to the
+    user's terminal in the middle of `index add`."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        try:
+            extract(Path(name), data)
+        except Unreadable:
+            pass  # a reason is fine; a warning is not
+    assert [str(w.message)[:80] for w in shown] == []

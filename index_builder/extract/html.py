@@ -71,9 +71,16 @@ def _walk(node, out: _Sections, title_h1: list[str]):
 
 def html_sections(markup: bytes | str, headings=None) -> tuple[str, list[Section], _Sections]:
     """(title, sections) of one HTML document; <title> or else the first <h1> is the title."""
-    from bs4 import BeautifulSoup
+    import warnings
 
-    soup = BeautifulSoup(markup, "lxml")
+    from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():
+        # bs4 warns on stderr, in ten lines, about XML-looking documents and text resembling a
+        # URL or a file name; either is read as well as it can be, and the user can do nothing
+        for noise in (XMLParsedAsHTMLWarning, MarkupResemblesLocatorWarning):
+            warnings.simplefilter("ignore", noise)
+        soup = BeautifulSoup(markup, "lxml")
     title_tag = soup.find("title")
     title = " ".join(title_tag.get_text(" ").split()) if title_tag else ""
     out = _Sections(list(headings or []))
