@@ -70,6 +70,9 @@ def read_jsonl(fh, summary: PassageSummary) -> Iterator[Record]:
             summary.bad_lines += 1
             continue
         text = _first(row, _TEXT_KEYS) if isinstance(row, dict) else None
+        if text is not None and not isinstance(text, str):  # {"text": {...}}: a bad row, not a crash
+            summary.bad_lines += 1
+            continue
         if text is None:
             if number == 1:
                 raise AssistantError("not a passage file: JSONL rows need a 'text' field (and 'id', 'title')")
