@@ -4,9 +4,12 @@ It reads a question and one passage together and gives P(the passage supports an
 wide pool from hybrid search can be ranked and cut to the few passages worth reading. The model
 ships with the package (models/relevance_judge_model/, made by `assistant judge train-relevance`;
 see the MODEL_CARD.md there). Folder layout:
-    model.onnx       the int8 cross-encoder: input_ids, attention_mask, token_type_ids -> logits
+    model.onnx       the int8 encoder: input_ids, attention_mask, token_type_ids -> last_hidden_state
     tokenizer.json   its fast tokenizer (plus the usual tokenizer side files)
-    judge.json       keep-threshold calibrated on held-out questions, max_length, provenance
+    judge.json       the probability head (a, b), the keep-threshold calibrated on held-out
+                     questions, max_length, provenance
+Score: c = cosine(mean of the question's token states, mean of the passage's token states),
+both from the joint encoding; P = sigmoid(a * c + b).
 """
 from __future__ import annotations
 
@@ -53,18 +56,22 @@ def _read_settings(path: Path) -> dict:
         settings = json.loads(path.read_text(encoding="utf-8"))
         threshold = float(settings["threshold"])
         max_length = int(settings.get("max_length", DEFAULT_MAX_LENGTH))
+        head = (float(settings["head"]["a"]), float(settings["head"]["b"]))
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
         raise ModelError(f"relevance judge file {path} is unreadable ({type(exc).__name__}: {exc}); {_HOW}") from None
     if not 0.0 <= threshold <= 1.0 or not 8 <= max_length <= 512:
         raise ModelError(f"relevance judge file {path} has threshold {threshold} / max_length {max_length} "
                          f"out of range; {_HOW}")
-    return {**settings, "threshold": threshold, "max_length": max_length}
+    return {**settings, "threshold": threshold, "max_length": max_length, "head": head}
 
 
 class RelevanceJudge:
     """score(question, passages) -> P(relevant) per passage, batched over the pool."""
 
-    def __init__(self, folder: Path | str, n_threads: int | None = None, batch_size: int = 16):
+    # One pair per run: int8 dynamic quantization scales activations per run over the whole batch
+    # tensor, padding included, so batched scores depended on their batch-mates (0.65 alone vs 0.60
+    # beside shorter passages). One at a time is deterministic and wastes nothing on padding.
+    def __init__(self, folder: Path | str, n_threads: int | None = None, batch_size: int = 1):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -108,6 +115,11 @@ class RelevanceJudge:
 
     def score(self, question: str, passages: Sequence[str]) -> list[float]:
         """P(relevant) for each passage (use passage_text(title, text) to build them), in order."""
+        a, b = self.settings["head"]
+        return [_sigmoid(a * c + b) for c in self.cosines(question, passages)]
+
+    def cosines(self, question: str, passages: Sequence[str]) -> list[float]:
+        """The raw score before the probability head (the head is fitted on these)."""
         import numpy as np
 
         if not passages:
@@ -129,13 +141,28 @@ class RelevanceJudge:
                 arrays["token_type_ids"][row, :n] = e.type_ids
             feed = {name: value for name, value in arrays.items() if name in self.inputs}
             try:
-                logits = self.session.run(None, feed)[0]
+                hidden = self.session.run(None, feed)[0]
             except Exception as exc:
                 first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
                 raise ModelError(f"relevance judge {self.folder} failed to run ({first}); {_HOW}") from None
-            for row, i in enumerate(batch):
-                scores[i] = _sigmoid(float(np.ravel(logits[row])[0]))
+            for i, value in zip(batch, segment_cosine(hidden, arrays["attention_mask"], arrays["token_type_ids"])):
+                scores[i] = float(value)
         return scores
+
+
+def segment_cosine(hidden, attention_mask, token_type_ids):
+    """Per pair: cosine of the mean question-token state and the mean passage-token state."""
+    import numpy as np
+
+    mask = attention_mask[..., None].astype(np.float32)
+    passage = token_type_ids[..., None].astype(np.float32) * mask
+    question = mask - passage
+
+    def mean(weights):
+        pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1.0)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=-1, keepdims=True), 1e-12)
+
+    return (mean(question) * mean(passage)).sum(-1)
 
 
 def _sigmoid(x: float) -> float:

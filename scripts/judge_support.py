@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.judge_training.relevance_data import REPORT_FILES, report_questions  # noqa: E402
-from assistant.judge_training.relevance_metrics import all_found, judge_order  # noqa: E402
+from assistant.judge_training.relevance_metrics import all_found  # noqa: E402
 from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
+from assistant.retriever import fuse  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 
@@ -49,10 +50,16 @@ def measure(questions, retriever, judge, pools: list[int], tops: list[int], hybr
             # keys name paragraphs: a long one is indexed as several passages under one key
             keys = [key_of_path(p.path) for p in passages]
             pool_scores = [scores[p.id] for p in passages]
-            ranked = judge_order(keys, pool_scores)
+            judge_rank = sorted(range(len(keys)), key=lambda i: -pool_scores[i])
+            ranked = [keys[i] for i in judge_rank]
             count(f"hybrid top-{pool} (the pool)", all_found(keys, support, pool))
             for k in tops:
                 count(f"judge top-{k} of {pool}", all_found(ranked, support, k))
+            # the judge's order and the search order fused by reciprocal rank, as hybrid search fuses its two
+            fused = [passages[int(i)] for i, _ in fuse([[str(i) for i in judge_rank], [str(i) for i in range(len(keys))]],
+                                                      len(keys))]
+            for k in tops:
+                count(f"judge+search fused top-{k} of {pool}", all_found([key_of_path(p.path) for p in fused], support, k))
             above = sum(value >= judge.threshold for value in pool_scores)
             kept = min(max(above, min(tops)), max(tops))
             kept_total[pool] += kept

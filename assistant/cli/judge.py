@@ -1,4 +1,5 @@
-"""`assistant judge ...`: distil training data with the reader, fine-tune and export a T5 judge."""
+"""`assistant judge ...`: distil training data with the reader, fine-tune and export a T5 judge;
+train and try the passage-relevance judge (a MiniLM cross-encoder)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ import typer
 
 from .main import app
 
-judge_app = typer.Typer(help="Make a T5 judge: distil labelled data with the reader, fine-tune, export.",
+judge_app = typer.Typer(help="Make a T5 judge (distill, train) or the passage-relevance judge (train-relevance, score).",
                         no_args_is_help=True)
 app.add_typer(judge_app, name="judge")
 
@@ -119,3 +120,74 @@ def train(
     typer.echo(f"judge: {folder}")
     if use:
         typer.echo(f"registered as the judge in {register(folder)}")
+
+
+def _default_shared_data() -> Path:
+    """../shared/data beside the project checkout (where the issue's data lives)."""
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+@judge_app.command("train-relevance")
+def train_relevance(
+    out: Path = typer.Option(..., "--out", help="Folder to write the judge into (model.onnx, tokenizer, judge.json)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="The shared data folder (default: ../shared/data "
+                                                             "beside the project)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N questions of each file."),
+    epochs: int = typer.Option(1, "--epochs", min=1, max=20),
+    seed: int = typer.Option(0, "--seed"),
+    lr: float = typer.Option(5e-5, "--lr", help="AdamW peak learning rate."),
+    max_length: int = typer.Option(192, "--max-length", min=32, max=512, help="Tokens per (question, passage)."),
+    threads: int = typer.Option(2, "--threads", min=1, max=64, help="torch threads while training."),
+) -> None:
+    """Train the passage-relevance judge (MiniLM cross-encoder, int8 ONNX) from HotpotQA, MuSiQue and
+    2Wiki support labels, calibrate its keep-threshold on held-apart questions.
+
+    Example: assistant judge train-relevance --out models/relevance_judge_model
+    """
+    import time
+
+    from models import registry
+    from models.config import load_settings
+
+    from ..judge_training.relevance_pipeline import train_relevance_judge
+    from ..judge_training.relevance_train import TrainSettings
+
+    settings = load_settings()
+    started = time.perf_counter()
+
+    def progress(step: int, total: int, loss: float) -> None:
+        if step == 1 or step % 10 == 0 or step == total:
+            typer.echo(f"  step {step}/{total}  loss {loss:.4f}  {time.perf_counter() - started:.0f}s", err=True)
+
+    result = train_relevance_judge(
+        data or _default_shared_data(), out, settings.data_dir, registry.get_embedder(settings),
+        TrainSettings(epochs=epochs, lr=lr, max_length=max_length, seed=seed, threads=threads), limit=limit,
+        on_progress=lambda line: typer.echo(f"  {line}", err=True), on_step=progress)
+    held = result.settings["held_out"]
+    typer.echo(f"trained on {result.train.pairs} pairs: {result.train.steps} steps in {result.train.seconds:.0f}s, "
+               f"loss {result.train.first_loss:.3f} -> {result.train.last_loss:.3f}")
+    typer.echo(f"held apart: {held['questions']} questions; keep-threshold {result.settings['threshold']:.3f} "
+               f"(precision {held['threshold']['precision']:.2f}, recall {held['threshold']['recall']:.2f})")
+    typer.echo("  all supporting paragraphs found: " + ", ".join(
+        f"{name} {100 * share:.0f}%" for name, share in held["all_support_found"].items()))
+    typer.echo(f"judge: {result.folder}")
+
+
+@judge_app.command("score")
+def score(
+    question: str = typer.Argument(..., help="The question."),
+    passages: list[str] = typer.Argument(..., help="Passages to judge (each one argument)."),
+    model: Optional[Path] = typer.Option(None, "--model", help="A relevance judge folder (default: the shipped one)."),
+) -> None:
+    """Print the relevance judge's P(relevant) for each passage, best first, and its keep-threshold.
+
+    Example: assistant judge score "Who founded X?" "X was founded by Y." "Z is a river."
+    """
+    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+
+    judge = RelevanceJudge(model or shipped_judge_path())
+    scores = judge.score(question, passages)
+    for value, text in sorted(zip(scores, passages), key=lambda pair: -pair[0]):
+        mark = "keep" if value >= judge.threshold else "drop"
+        typer.echo(f"{value:.3f}  {mark}  {text[:100]}")
+    typer.echo(f"threshold {judge.threshold:.3f} ({judge.name})")

@@ -1,5 +1,8 @@
 """A fine-tuned cross-encoder checkpoint -> the relevance judge folder: int8 ONNX + tokenizer + judge.json.
 
+The graph is the encoder alone (token states out); the judge's head, a cosine and two numbers,
+runs in numpy (models.relevance_judge), so a standard export serves it.
+
 As for the T5 judge (export.py): optimum exports the graph, onnxruntime's dynamic quantization
 makes its weights int8 (activations quantized at run time, so no calibration set is needed).
 """
@@ -42,7 +45,7 @@ def export_onnx(checkpoint: Path, out: Path, int8: bool = True) -> Path:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # tracer warnings about BERT's mask arithmetic
-                main_export(str(checkpoint), output=tmp, task="text-classification", device="cpu",
+                main_export(str(checkpoint), output=tmp, task="feature-extraction", device="cpu",
                             local_files_only=True, do_validation=False)
         except Exception as exc:  # optimum raises many kinds; the user needs one line
             first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]

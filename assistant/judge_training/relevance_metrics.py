@@ -5,6 +5,7 @@ is rarely answered from one of its paragraphs, so this bounds what any reader ca
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -47,3 +48,27 @@ def best_threshold(pools: Sequence[tuple[Sequence[float], Sequence[bool]]]) -> T
     f1, score, precision, recall, kept = best
     return Threshold(round(score, 6), round(precision, 4), round(recall, 4), round(f1, 4),
                      round(kept / len(pools), 2))
+
+
+def fit_platt(values: Sequence[float], labels: Sequence[bool], iterations: int = 50) -> tuple[float, float]:
+    """(a, b) of P = sigmoid(a * value + b), by maximum likelihood (Newton's method on 2 numbers)."""
+    a, b = 1.0, 0.0
+    for _ in range(iterations):
+        ga = gb = haa = hab = hbb = 0.0
+        for x, y in zip(values, labels):
+            z = a * x + b
+            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+            w = max(p * (1 - p), 1e-9)
+            ga += (p - y) * x
+            gb += p - y
+            haa += w * x * x
+            hab += w * x
+            hbb += w
+        det = haa * hbb - hab * hab
+        if abs(det) < 1e-12:
+            break
+        da, db = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
+        a, b = a - da, b - db
+        if abs(da) + abs(db) < 1e-8:
+            break
+    return a, b
