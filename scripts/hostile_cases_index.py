@@ -361,14 +361,12 @@ def _damages(index: Path) -> dict:
         "passages.lance deleted": lambda: shutil.rmtree(passages),
         "passages.lance/_versions deleted": lambda: shutil.rmtree(passages / "_versions"),
         "a passages data file cut in half": lambda: truncate(first_data_file("passages.lance")),
-        "passages data files deleted": lambda: [p.unlink() for p in (passages / "data").iterdir()],
         "documents.lance deleted": lambda: shutil.rmtree(index / "documents.lance"),
         "full-text index deleted": lambda: shutil.rmtree(passages / "_indices"),
         "latest_version_hint.json garbage": lambda: (passages / "_versions" / "latest_version_hint.json")
         .write_bytes(b"\xff{garbage"),
         "meta holding []": lambda: (index / "assistant-index.json").write_text("[]"),
         "meta deleted": lambda: (index / "assistant-index.json").unlink(),
-        "meta binary garbage": lambda: (index / "assistant-index.json").write_bytes(os.urandom(64)),
         "meta dim is a string": lambda: (index / "assistant-index.json").write_text(
             json.dumps({**json.loads((index / "assistant-index.json").read_text()), "dim": "384"})),
         "meta names another embedding model": lambda: (index / "assistant-index.json").write_text(

@@ -124,7 +124,7 @@ def interrupts(sweep: Sweep) -> None:
     index = sweep.path("kill-add")
     kills = sweep.options.kills
     series(sweep, "index add", ("index", "add", folder, "--index", index),
-           [signal.SIGKILL] * kills + [signal.SIGINT] * 2, lambda: rng.uniform(0.9 * startup, 0.95 * full),
+           [signal.SIGKILL] * kills + [signal.SIGINT] * 2, lambda: rng.uniform(0.9 * startup, 0.8 * full),
            index, str(folder), clean, reset=lambda: shutil.rmtree(index, ignore_errors=True), chain=4)
     sweep.case("interrupts", "ask after the interrupted builds", "ask", "What is note 7 about?", "-s", "rag",
                "--k", "2", "--index", index, timeout=240, count=False)
@@ -157,7 +157,7 @@ def interrupts(sweep: Sweep) -> None:
     wiki_seconds = time.monotonic() - started
     wiki_index = sweep.path("kill-wiki")
     series(sweep, "index wikipedia", ("index", "wikipedia", DUMP, "--limit", DUMP_LIMIT, "--index", wiki_index),
-           [signal.SIGKILL] * 3 + [signal.SIGINT], lambda: rng.uniform(0.9 * startup, 0.95 * wiki_seconds), wiki_index, "",
+           [signal.SIGKILL] * 3 + [signal.SIGINT], lambda: rng.uniform(0.9 * startup, 0.8 * wiki_seconds), wiki_index, "",
            passage_rows(wiki_clean), reset=lambda: shutil.rmtree(wiki_index, ignore_errors=True), chain=2)
 
 
