@@ -68,3 +68,18 @@ def test_html_that_bs4_frowns_at_is_read_without_a_warning_on_the_terminal(name,
         except Unreadable:
             pass  # a reason is fine; a warning is not
     assert [str(w.message)[:80] for w in shown] == []
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_a_folder_that_is_not_an_embedding_model_is_a_short_error_line(tmp_path, backend):
+    """`embedder = "<a folder without a model>"` printed a 4.9 KB error line: transformers'
+    list of every model type it knows."""
+    from models.embedder import Embedder
+    from models.errors import ModelError
+
+    (tmp_path / "notmodel").mkdir()
+    with pytest.raises(ModelError) as caught:
+        Embedder(tmp_path / "notmodel", backend=backend, onnx_cache=tmp_path / "cache")
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 500, message[:600]
+    assert str(tmp_path / "notmodel") in message
