@@ -36,6 +36,7 @@ ASSISTANT = REPO / ".venv" / "bin" / "assistant"
 UNEXPECTED = re.compile(r"Traceback|unexpected (?!extra argument)", re.IGNORECASE)
 WARNING = re.compile(r"^.*\b\w*Warning: .*$", re.MULTILINE)  # Python's warnings.warn lines
 NOBODY = 65534
+MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths included)
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
           "concurrency", "nesting", "interrupts", "injection"]
 
@@ -213,6 +214,8 @@ class Sweep:
                 lines = result.error_lines()
                 if not lines or not lines[-1].startswith("error: ") or len(lines) > 1:
                     self.fail(group, name, "unclear", f"error is not one `error:` line: {lines[-3:]}", result)
+                elif len(lines[-1]) > MAX_ERROR_CHARS:
+                    self.fail(group, name, "unclear", f"an error line of {len(lines[-1])} characters", result)
         if check is not None and not result.timed_out:
             problems = check(result)
             for problem in ([problems] if isinstance(problems, str) else problems or []):
