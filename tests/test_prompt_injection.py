@@ -56,13 +56,32 @@ def test_a_quote_in_a_heading_cannot_close_the_value():
     assert block.count('"') == 2
 
 
-def test_answer_prompts_end_with_the_data_reminder():
+def test_answer_prompts_put_the_data_reminder_after_the_documents_and_the_question_last():
     from assistant.strategies.refeed import refine_messages
 
     for messages in (prompts.from_passages("q?", [GOOD]), refine_messages("q?", ["draft"], [GOOD])):
         user = messages[-1]["content"]
-        assert user.rstrip().endswith(prompts.DATA_REMINDER)
         assert user.index("</documents>") < user.index(prompts.DATA_REMINDER)
+        assert user.rstrip().endswith("Question: q?")
+
+
+@pytest.mark.real_models
+def test_bundled_reader_still_answers_the_readme_question(tmp_path):
+    """The README's set-up example as the user runs it (examples/docs indexed, k = 10, the demo
+    reader): with the reminder as the prompt's last line SmolLM2 answered "1" (a numbered list)."""
+    from assistant.retriever import HybridRetriever
+    from index_builder.folder import index_folder
+    from index_builder.store import IndexStore
+    from models import registry
+    from models.config import Settings
+
+    settings = Settings(data_dir=tmp_path, n_threads=2)  # the CLI's default on 2 cores
+    embedder = registry.get_embedder(settings)
+    store = IndexStore.open_or_create(tmp_path / "index", embedder.model_id, embedder.dim)
+    index_folder(store, embedder, Path(__file__).resolve().parents[1] / "examples" / "docs")
+    ctx = make_context(reader=registry.get_reader(settings), retriever=HybridRetriever(store, embedder), k=10)
+    answer = list(run_question("What is the meeting room on the third floor called?", "rag", ctx))[-1]
+    assert "Puffin" in answer.text, answer.text
 
 
 QWEN = Path(os.environ.get("ASSISTANT_TEST_QWEN",

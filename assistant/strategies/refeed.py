@@ -65,7 +65,7 @@ def refine_messages(question: str, drafts: Sequence[str], passages: Sequence[Pas
     listed = "\n".join(f"- {_no_tags(d)}" for d in drafts)
     return [{"role": "system", "content": REFINE_SYSTEM},
             {"role": "user", "content": f"{prompts.format_passages(passages)}\n\n<drafts>\n{listed}\n</drafts>"
-                                        f"\n\nQuestion: {question}\n{prompts.DATA_REMINDER}"}]
+                                        f"\n\n{prompts.DATA_REMINDER}\nQuestion: {question}"}]
 
 
 def merge_feedback(retrievals: Sequence[Sequence[Passage]], k: int) -> list[Passage]:
