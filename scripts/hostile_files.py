@@ -13,8 +13,12 @@ import random
 import socket
 import struct
 import zipfile
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' file makers
+import test_index_formats as _formats  # noqa: E402
 
 
 @dataclass
@@ -84,24 +88,8 @@ def odd_names() -> list[HostileFile]:
 
 # -- contents ----------------------------------------------------------------------------------
 def make_pdf(text: str) -> bytes:
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("latin-1")
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-               "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
-               "/Resources << /Font << /F1 3 0 R >> >> >>",
-               f"<< /Length {len(stream)} >>\nstream\n{stream.decode('latin-1')}\nendstream"]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1"))
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
-    return out.getvalue()
+    """A one-page PDF, made by the tests' writer (tests/test_index_formats.py)."""
+    return _formats.make_pdf([text])
 
 
 def make_docx(text: str) -> bytes:
@@ -298,27 +286,23 @@ def special_files(root: Path, outside: Path) -> list[tuple[str, str, str]]:
     sock.bind(str(root / "sock.txt"))
     sock.close()
     add("sock.txt", "skipped", "unix socket")
-    os.symlink("/dev/zero", root / "zero.txt")
-    add("zero.txt", "skipped", "link to /dev/zero")
-    os.symlink("/dev/urandom", root / "urandom.txt")
-    add("urandom.txt", "skipped", "link to /dev/urandom")
-    os.symlink(outside / "secret.txt", root / "secret-link.txt")
-    add("secret-link.txt", "skipped", "link to a file outside")
-    os.symlink(outside, root / "outside-dir")
-    add("outside-dir/", "skipped", "link to a folder outside")
+    links = [  # (target, link name, why it is skipped)
+        ("/dev/zero", "zero.txt", "link to /dev/zero"),
+        ("/dev/urandom", "urandom.txt", "link to /dev/urandom"),
+        (outside / "secret.txt", "secret-link.txt", "link to a file outside"),
+        (outside, "outside-dir/", "link to a folder outside"),
+        (".", "self/", "link to its own folder"),
+        ("..", "parent/", "link to the parent folder"),
+        ("missing.txt", "dangling.txt", "dangling link"),
+        ("real.txt", "alias.txt", "link to a file inside (indexed once, under its own name)"),
+        ("/proc/self/environ", "environ.txt", "link to /proc/self/environ"),
+    ]
+    for target, name, why in links:
+        os.symlink(target, root / name.rstrip("/"))
+        add(name, "skipped", why)
     os.symlink("loop-b", root / "loop-a")
     os.symlink("loop-a", root / "loop-b")
     add("loop-a", "skipped", "link loop a -> b -> a")
-    os.symlink(".", root / "self")
-    add("self/", "skipped", "link to its own folder")
-    os.symlink("..", root / "parent")
-    add("parent/", "skipped", "link to the parent folder")
-    os.symlink("missing.txt", root / "dangling.txt")
-    add("dangling.txt", "skipped", "dangling link")
-    os.symlink("real.txt", root / "alias.txt")
-    add("alias.txt", "skipped", "link to a file inside (indexed once, under its own name)")
-    os.symlink("/proc/self/environ", root / "environ.txt")
-    add("environ.txt", "skipped", "link to /proc/self/environ")
     (outside / "hard.txt").write_bytes(sentence("zqhard"))
     os.link(outside / "hard.txt", root / "hardlink.txt")
     add("hardlink.txt", "any", "hard link to a file outside (indistinguishable from a file)")

@@ -94,6 +94,14 @@ def _install(source: Path, out: Path, int8: bool, move: bool) -> None:
 
 
 def _onnx_export(checkpoint: Path, tmp: Path) -> None:
+    onnx_export(checkpoint, tmp, task="text2text-generation-with-past")
+    missing = [name for name in ONNX_FILES if not (tmp / name).is_file()]
+    if missing:
+        raise AssistantError(f"ONNX export of {checkpoint} produced no {', '.join(missing)}")
+
+
+def onnx_export(checkpoint: Path, tmp: Path, task: str) -> None:
+    """optimum's export of `checkpoint` into `tmp`, quietly, failing as one AssistantError line."""
     from optimum.exporters.onnx import main_export
 
     chatty = [logging.getLogger(name) for name in ("optimum", "transformers")]
@@ -102,20 +110,18 @@ def _onnx_export(checkpoint: Path, tmp: Path) -> None:
         logger.setLevel(logging.ERROR)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tracer warnings about T5's Python control flow are expected
+            # tracer warnings (T5's Python control flow, BERT's mask arithmetic) are expected
+            warnings.simplefilter("ignore")
             # optimum's validation only logs tolerance misses (1e-4 is usual for T5) and would run
             # every submodel once more in torch and onnxruntime; a broken export fails to load.
-            main_export(str(checkpoint), output=tmp, task="text2text-generation-with-past", device="cpu",
-                        local_files_only=True, do_validation=False)
+            main_export(str(checkpoint), output=tmp, task=task, device="cpu", local_files_only=True,
+                        do_validation=False)
     except Exception as exc:  # optimum raises many kinds; the user needs one line
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         raise AssistantError(f"ONNX export of {checkpoint} failed: {first}") from None
     finally:
         for logger, level in zip(chatty, levels):
             logger.setLevel(level)
-    missing = [name for name in ONNX_FILES if not (tmp / name).is_file()]
-    if missing:
-        raise AssistantError(f"ONNX export of {checkpoint} produced no {', '.join(missing)}")
 
 
 def _quantize(source: Path, target: Path) -> None:

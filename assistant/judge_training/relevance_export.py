@@ -12,10 +12,11 @@ import json
 import logging
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
 
 from models.errors import AssistantError
+
+from .export import onnx_export
 from models.relevance_judge import MODEL_FILE, SETTINGS_FILE, TOKENIZER_FILE
 
 TOKENIZER_EXTRAS = ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt", "config.json")
@@ -34,25 +35,9 @@ def prepare_out(out: Path) -> Path:
 
 def export_onnx(checkpoint: Path, out: Path, int8: bool = True) -> Path:
     """model.onnx (int8 unless told) and the tokenizer files into `out`."""
-    from optimum.exporters.onnx import main_export
-
     out = prepare_out(out)
     with tempfile.TemporaryDirectory(prefix="relevance-export-", dir=out.parent) as tmp:
-        chatty = [logging.getLogger(name) for name in ("optimum", "transformers")]
-        levels = [logger.level for logger in chatty]
-        for logger in chatty:
-            logger.setLevel(logging.ERROR)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # tracer warnings about BERT's mask arithmetic
-                main_export(str(checkpoint), output=tmp, task="feature-extraction", device="cpu",
-                            local_files_only=True, do_validation=False)
-        except Exception as exc:  # optimum raises many kinds; the user needs one line
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-            raise AssistantError(f"ONNX export of {checkpoint} failed: {first}") from None
-        finally:
-            for logger, level in zip(chatty, levels):
-                logger.setLevel(level)
+        onnx_export(checkpoint, Path(tmp), task="feature-extraction")
         exported = Path(tmp) / MODEL_FILE
         if not exported.is_file():
             raise AssistantError(f"ONNX export of {checkpoint} wrote no {MODEL_FILE}")
