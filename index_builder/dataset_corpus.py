@@ -1,27 +1,20 @@
-"""The pooled paragraph corpus of a QA dataset file (HotpotQA, MuSiQue, 2Wiki ...).
+"""A pooled paragraph corpus: the paragraphs of many questions, deduplicated, as one source.
 
-All paragraphs of all questions of the file, deduplicated, become one index, so retrieval is a
-real search over thousands of passages rather than an oracle over one question's own
-paragraphs. One passage per paragraph, with its title. The index lives under the data dir,
-keyed by the file's name and content hash; a re-run reuses it, an interrupted build resumes.
+One passage per paragraph, with its title. What a dataset file is, and how its questions are
+read, is evaluation's business (assistant/evaluation/corpus.py): this module only pools
+paragraphs (anything with `.paragraphs` of `.title`/`.text`) and indexes them.
 """
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from models.errors import AssistantError
-
 from .chunking import Chunk
-from .documents import Document, content_hash
-from .names import safe_name
+from .documents import Document
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
 from .store import IndexStore
-
-SOURCE_PREFIX = "dataset:"
 
 
 @dataclass(frozen=True)
@@ -51,37 +44,21 @@ def pooled_paragraphs(examples: Iterable) -> list[PooledParagraph]:
     return pooled
 
 
-def corpus_path(data_dir: Path, dataset: Path) -> Path:
-    """Where the corpus index of a dataset file lives: <data_dir>/datasets/<stem>-<hash>."""
-    digest = content_hash(Path(dataset).read_bytes())[:10]
-    stem = re.sub(r"[^\w.-]+", "_", Path(dataset).stem)[:60]
-    return Path(data_dir) / "datasets" / f"{stem}-{digest}"
-
-
 def _document(source: str, para: PooledParagraph) -> Document:
     # The path carries the key: many paragraphs share a title across questions.
     return Document(source=source, path=f"{para.title} #{para.key}", title=para.title,
                     chunks=[Chunk(text=para.text)], content_hash=para.key, size=len(para.text))
 
 
-def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
-                         on_progress: ProgressCallback | None = None,
-                         should_stop: StopCheck | None = None) -> tuple[Path, int]:
-    """Build (or reuse) the corpus index of a dataset file; returns (index path, passages)."""
-    from assistant.evaluation.datasets import load_dataset
-
-    dataset = Path(dataset)
-    paragraphs = pooled_paragraphs(load_dataset(dataset))
-    if not paragraphs:
-        raise AssistantError(f"{safe_name(dataset.name)} carries no paragraphs to index; evaluate it "
-                             "closed-book (--corpus none) or name an index (--corpus INDEX)")
-    path = corpus_path(data_dir, dataset)
+def index_pooled(paragraphs: list[PooledParagraph], path: Path, source: str, shown_file: str, embedder,
+                 on_progress: ProgressCallback | None = None, should_stop: StopCheck | None = None) -> int:
+    """Index pooled paragraphs as one source of the index at `path` (reused when complete,
+    resumed when interrupted); returns the number of passages. `shown_file` is only shown: the
+    command that rebuilds the source names it."""
     with IndexStore.open_or_create(path, embedder.model_id, embedder.dim) as store:
-        source = SOURCE_PREFIX + safe_name(dataset.name)  # a name that is not UTF-8 is stored escaped
-        shown_file = safe_name(str(dataset.resolve()))  # only shown: the command that rebuilds it
         info = store.meta.get("sources", {}).get(source, {})
         if info.get("complete") and info.get("passages") == len(paragraphs):
-            return path, len(paragraphs)
+            return len(paragraphs)
         store.begin_source(source, "dataset", file=shown_file)
         store.remove_orphan_passages()
         known = set(store.documents_of(source))
@@ -99,4 +76,4 @@ def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
         store.meta.setdefault("sources", {})[source] = {"kind": "dataset", "file": shown_file,
                                                         "passages": len(paragraphs), "complete": True}
         store.finish()
-    return path, len(paragraphs)
+    return len(paragraphs)

@@ -170,9 +170,7 @@ def _first_line(exc: Exception) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 
-def load_t5_judge(settings) -> T5Judge:
-    """The shared T5 judge for settings.judge_path (one per process)."""
-    from .registry import shared
-
-    folder = check_folder(settings.judge_path).resolve()
-    return shared(("judge", "t5", str(folder)), lambda: T5Judge(folder, n_threads=settings.n_threads))
+def load_t5_judge(judge_path, n_threads: int | None = None) -> T5Judge:
+    """The T5 judge in `judge_path` (checked first). The registry shares one per folder: this
+    module does not import it back."""
+    return T5Judge(check_folder(judge_path).resolve(), n_threads=n_threads)

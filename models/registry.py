@@ -119,9 +119,11 @@ def get_judge(settings: Settings):
     if settings.judge == "t5":
         try:
             from .judge_t5 import load_t5_judge
+            from .t5_onnx import check_folder
         except ImportError:
             raise ModelError("the T5 judge is not available in this install") from None
-        return load_t5_judge(settings)
+        folder = check_folder(settings.judge_path).resolve()
+        return shared(("judge", "t5", str(folder)), lambda: load_t5_judge(folder, settings.n_threads))
     raise ModelError(f"unknown judge '{settings.judge}' (use 'reader' or 't5')")
 
 

@@ -84,7 +84,7 @@ def main() -> None:
 
     from assistant.judge_training.relevance_data import check_data_dir
     from assistant.retriever import HybridRetriever
-    from index_builder.dataset_corpus import build_dataset_corpus
+    from assistant.evaluation.corpus import build_dataset_corpus
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

@@ -9,7 +9,7 @@ import typer
 
 from models.config import allowed
 
-from .main import app
+ask_app = typer.Typer()  # mounted by main.py
 
 K, DEPTH = allowed("k"), allowed("depth")
 
@@ -33,7 +33,7 @@ def checked_question(question: str) -> str:
     return question
 
 
-@app.command()
+@ask_app.command()
 def ask(
     question: str = typer.Argument(..., help="The question to answer."),
     strategy: Optional[str] = typer.Option(None, "--strategy", "-s",

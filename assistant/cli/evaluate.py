@@ -11,7 +11,8 @@ from models.config import allowed
 
 from .index import index_app
 from .progress import progress_bar
-from .main import app
+
+eval_app = typer.Typer()  # mounted by main.py
 
 K, DEPTH = allowed("k"), allowed("depth")
 SKIPS_NAMED = 10  # skipped records named one by one in a summary; the rest are counted
@@ -39,7 +40,7 @@ def results_folder(out: Path) -> Path:
 
 
 def _build_corpus(dataset: Path, settings) -> tuple[Path, int]:
-    from index_builder.dataset_corpus import build_dataset_corpus
+    from assistant.evaluation.corpus import build_dataset_corpus
     from models import registry
 
     embedder = registry.get_embedder(settings)
@@ -87,7 +88,7 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
     return str(Path(corpus).resolve())
 
 
-@app.command("eval")
+@eval_app.command("eval")
 def evaluate(
     dataset: Path = typer.Argument(..., help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
                                              "PopQA, WebQuestions or StrategyQA (see README, eval)."),

@@ -15,10 +15,8 @@ from index_builder.names import safe_name
 
 from ..sizes import human_size
 from .progress import progress_bar
-from .main import app
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
-app.add_typer(index_app, name="index")
 
 IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",

@@ -7,11 +7,8 @@ from typing import Optional
 
 import typer
 
-from .main import app
-
 judge_app = typer.Typer(help="Make a T5 judge (distill, train) or the passage-relevance judge (train-relevance, score).",
                         no_args_is_help=True)
-app.add_typer(judge_app, name="judge")
 
 
 @judge_app.command("distill")

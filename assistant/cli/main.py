@@ -24,14 +24,20 @@ def _root(ctx: typer.Context) -> None:
         open_app()
 
 
-def _register() -> None:
-    from . import ask, index, tui  # noqa: F401  (each adds its commands to `app`)
-    for optional in ("evaluate", "models", "judge"):
-        try:
-            __import__(f"{__package__}.{optional}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{optional}":
-                raise
+def _mount() -> None:
+    """Each command module has its own Typer and imports nothing from here (no import circle)."""
+    from .ask import ask_app
+    from .evaluate import eval_app
+    from .index import index_app
+    from .judge import judge_app
+    from .models import models_app
+    from .tui import tui_app
+
+    for commands in (ask_app, eval_app, tui_app):  # single commands, at the top level
+        app.add_typer(commands)
+    app.add_typer(index_app, name="index")
+    app.add_typer(models_app, name="models")
+    app.add_typer(judge_app, name="judge")
 
 
 def usage_error_line(exc: typer.TyperException) -> str:
@@ -80,4 +86,4 @@ def run() -> None:
     sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
 
-_register()
+_mount()

@@ -6,11 +6,8 @@ from typing import Optional
 
 import typer
 
-from .main import app
-
 models_app = typer.Typer(help="Show the models in use; export a T5 checkpoint as the judge.",
                          no_args_is_help=True)
-app.add_typer(models_app, name="models")
 
 
 def _size(path: Path) -> str:

@@ -1,7 +1,9 @@
 """`assistant tui`: the full-screen app."""
 from __future__ import annotations
 
-from .main import app
+import typer
+
+tui_app = typer.Typer()  # mounted by main.py
 
 
 def open_app() -> None:
@@ -14,7 +16,7 @@ def open_app() -> None:
     run_app()
 
 
-@app.command("tui")
+@tui_app.command("tui")
 def tui_command() -> None:
     """Open the full-screen app (same as running `assistant` with no command)."""
     open_app()

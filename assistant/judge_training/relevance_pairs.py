@@ -62,7 +62,7 @@ def excluded_keys(examples: Iterable[QAExample]) -> set[str]:
 def search_pools(questions: list[Question], data_dir: Path, shared_data: Path, embedder, depth: int,
                  on_progress: Callable[[str], None] | None = None) -> dict[str, list[PoolPassage]]:
     """Hybrid top-`depth` over each question's file's pooled corpus (indexes built once, reused)."""
-    from index_builder.dataset_corpus import build_dataset_corpus
+    from assistant.evaluation.corpus import build_dataset_corpus
     from index_builder.store import IndexStore
 
     from ..retriever import HybridRetriever

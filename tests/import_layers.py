@@ -1,0 +1,115 @@
+"""The import graph of the project's packages, read with ast (nothing is imported), and the two
+rules it must keep: imports point down the layers, and no modules import each other in a circle.
+
+Layers, top to bottom: ui (assistant/cli/, `python -m assistant`, tui/) -> core (the rest of assistant/) -> indexing
+(index_builder/) -> models (models/). Imports inside functions count too: a lazy import is still
+a dependency. tests/, scripts/ and benchmarks/ sit outside the layers and are not walked.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGES = ("assistant", "tui", "index_builder", "models")
+LAYERS = {"ui": 3, "core": 2, "indexing": 1, "models": 0}
+
+
+def layer_of(module: str) -> str:
+    if module in ("assistant.cli", "assistant.__main__") or module.startswith(("assistant.cli.", "tui")):
+        return "ui"
+    return {"assistant": "core", "index_builder": "indexing", "models": "models"}[module.split(".")[0]]
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file of the layered packages under root."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _imported(module: str, is_package: bool, node: ast.AST) -> list[str]:
+    """The dotted names an import statement names (for `from X import Y`: X.Y and X)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        package = package[: len(package) - (node.level - 1)]
+        base = ".".join(package + ([base] if base else []))
+    return [base] + [f"{base}.{alias.name}" for alias in node.names]
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """module -> the project modules it imports (a name that is not a module counts as its
+    module: `from models.errors import ConfigError` is an import of models.errors)."""
+    files = module_files(root)
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        is_package = path.name == "__init__.py"
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            for name in _imported(module, is_package, node):
+                # the longest prefix that is a module of the project
+                while name and name not in files:
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """"a -> b" for every import of a module in a higher layer."""
+    return sorted(f"{module} ({layer_of(module)}) -> {target} ({layer_of(target)})"
+                  for module, targets in graph.items() for target in targets
+                  if LAYERS[layer_of(target)] > LAYERS[layer_of(module)])
+
+
+def _is_own_package(module: str, target: str) -> bool:
+    """A package importing its own submodules (strategies/__init__ registers them) and a
+    submodule reaching its package are one unit, not a circle between modules."""
+    return target.startswith(module + ".") or module.startswith(target + ".")
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other, directly or round a longer loop
+    (strongly connected components of more than one module; Tarjan's algorithm)."""
+    edges = {m: {t for t in ts if not _is_own_package(m, t)} for m, ts in graph.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return sorted(circles)
