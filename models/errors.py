@@ -1,4 +1,8 @@
-"""Errors that reach the user as one clear line (what is wrong, what to do)."""
+"""Errors that reach the user as one clear line (what is wrong, what to do).
+
+The kind of error, not its wording, tells a front end which hint to give (tui/app.py hint_for):
+no index, a model missing, a bad setting or strategy option, a bad input file or folder.
+"""
 
 
 class AssistantError(Exception):
@@ -11,6 +15,19 @@ class ModelError(AssistantError):
 
 class ConfigError(AssistantError):
     """A setting has a value that cannot be used."""
+
+
+class OptionError(ConfigError):
+    """A strategy spec names an unknown strategy or option, or gives an option a bad value."""
+
+
+class NoIndexError(AssistantError):
+    """There is no usable index where one is needed (none yet, an empty one, or none given)."""
+
+
+class BadInputError(AssistantError):
+    """A file or folder given to the assistant cannot be used: missing, of the wrong kind or
+    unreadable."""
 
 
 class BudgetExceeded(AssistantError):

@@ -99,7 +99,7 @@ class SettingsScreen(ModalScreen[Choice | None]):
         options = value("options")
         spec = f"{name}:{options}" if options else name
         self.backend.make_strategy(spec)  # ConfigError names the strategy's options
-        k, depth = _integer("k", value("k"), 1, 50), _integer("depth", value("depth"), 0, 6)
+        k, depth = _integer("k", value("k")), _integer("depth", value("depth"))
         reader = value("reader")
         if reader:
             self.backend.check_reader(reader)
@@ -109,9 +109,12 @@ class SettingsScreen(ModalScreen[Choice | None]):
         return Choice(spec, settings)
 
 
-def _integer(name: str, text: str, low: int, high: int) -> int:
+def _integer(name: str, text: str) -> int:
+    """A whole-number setting typed into the form, within the range models.config declares."""
+    from models.config import allowed
     from models.errors import ConfigError
 
+    low, high = allowed(name).low, allowed(name).high
     try:
         number = int(text)
     except ValueError:

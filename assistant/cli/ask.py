@@ -9,8 +9,9 @@ import typer
 
 from models.config import allowed
 
-ask_app = typer.Typer()  # mounted by main.py
+from ..strategies.refeed import MAX_DRAFTS
 
+ask_app = typer.Typer()  # mounted by main.py
 K, DEPTH = allowed("k"), allowed("depth")
 
 
@@ -47,7 +48,7 @@ def ask(
     relevance_judge: Optional[str] = typer.Option(
         None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped cross-encoder ranks a wide "
                                         "pool) or 'judge' (the --judge above)."),
-    drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=20,
+    drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=MAX_DRAFTS,
                                          help="ReFeed: number of drafts (1 = greedy only, no diverse feedback)."),
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
                                   help="ReFeed: keep the draft when it is likelier than the refinement."),
@@ -71,7 +72,8 @@ def ask(
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
                              relevance_judge=relevance_judge)
-    chosen = make_strategy(with_refeed_options(strategy or DEFAULT_STRATEGY, drafts, ensemble))
+    spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
+    chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))
     ctx = build_context(settings, chosen)
     for event in run_question(question, chosen, ctx):
         if as_json:

@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from models.config import allowed
+
 judge_app = typer.Typer(help="Make a T5 judge (distill, train) or the passage-relevance judge (train-relevance, score).",
                         no_args_is_help=True)
 
@@ -18,7 +20,8 @@ def distill(
     limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N questions."),
     index: Optional[Path] = typer.Option(None, "--index", help="Index for questions without paragraph flags."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model that labels: a .gguf file."),
-    k: Optional[int] = typer.Option(None, "--k", min=1, max=50, help="Passages retrieved per question."),
+    k: Optional[int] = typer.Option(None, "--k", min=allowed("k").low, max=allowed("k").high,
+                                    help="Passages retrieved per question."),
 ) -> None:
     """Label self-knowledge, relevance and decomposition examples with the reader (RA-ISF appendix A).
 

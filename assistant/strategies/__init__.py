@@ -1,7 +1,7 @@
 """Strategies by name. A spec may carry options: "ra-isf:relevance=false,depth=2"."""
 from __future__ import annotations
 
-from models.errors import ConfigError
+from models.errors import OptionError
 
 from .base import Strategy
 from .ra_isf import RaIsf
@@ -34,7 +34,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def make_strategy(spec: str | None) -> Strategy:
-    name, options = parse_spec(spec or DEFAULT_STRATEGY)
+    """The strategy a spec names, its options checked (None: the default strategy); OptionError
+    for an empty spec, an unknown name or option, or a value the option does not take."""
+    name, options = parse_spec(DEFAULT_STRATEGY if spec is None else spec)
     if name not in STRATEGIES:
-        raise ConfigError(f"unknown strategy '{name}' (choose from: {', '.join(sorted(STRATEGIES))})")
+        known = ", ".join(sorted(STRATEGIES))
+        raise OptionError(f"unknown strategy '{name}' (choose from: {known})" if name
+                          else f"no strategy named (choose from: {known})")
     return STRATEGIES[name](**options)

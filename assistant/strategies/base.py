@@ -7,6 +7,7 @@ from typing import Generator, Sequence
 from ..context import Result, RunContext
 from ..events import Draft, Event, Note, Passage, Token
 from ..prompt_fit import PromptBuilder, fit_passages
+from .options import Option, parse_options
 
 StrategyRun = Generator[Event, None, Result]
 
@@ -16,27 +17,18 @@ class Strategy:
 
     name = ""
     needs_index = True
+    OPTIONS: tuple[Option, ...] = ()  # declared once: kind, default, range or allowed values
 
     def __init__(self, **options):
-        unknown = set(options) - set(self.option_names())
-        if unknown:
-            from models.errors import ConfigError
-
-            raise ConfigError(f"strategy '{self.name}' has no option {', '.join(sorted(unknown))} "
-                              f"(options: {', '.join(self.option_names()) or 'none'})")
-        self.options = options
+        self.values = parse_options(self.name, self.OPTIONS, options)  # OptionError when one is bad
+        self.options = options  # as given: the Started event shows them
 
     @classmethod
     def option_names(cls) -> Sequence[str]:
-        return ()
+        return tuple(option.name for option in cls.OPTIONS)
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         raise NotImplementedError
-
-
-def flag(value) -> bool:
-    """A strategy's on/off option: true unless 0/false/no/off."""
-    return value if isinstance(value, bool) else str(value).lower() not in {"0", "false", "no", "off"}
 
 
 # "Answer:", and the sentence frames small readers put around a short answer ("The answer to

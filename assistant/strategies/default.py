@@ -10,26 +10,23 @@ from models.errors import BudgetExceeded
 
 from ..context import RunContext
 from ..events import Detail, Note
-from .base import Strategy, StrategyRun, flag
+from .base import Strategy, StrategyRun
+from .options import flag, whole
 from .ra_isf import RaIsf
-from .refeed import Candidate, int_option, refine, sample_drafts
-
-_RA_ISF_OPTIONS = ("self_knowledge", "relevance", "decomposition", "depth")
+from .refeed import MAX_DRAFTS, Candidate, refine, sample_drafts
 
 
 class DefaultPipeline(Strategy):
     name = "default"
-
-    @classmethod
-    def option_names(cls):
-        return _RA_ISF_OPTIONS + ("drafts", "ensemble", "refine")
+    # RA-ISF's options, then ReFeed's: drafts counts RA-ISF's answer plus drafts-1 sampled ones
+    OPTIONS = RaIsf.OPTIONS + (whole("drafts", 1, 1, MAX_DRAFTS), flag("ensemble", True), flag("refine", True))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.ra_isf = RaIsf(**{k: v for k, v in options.items() if k in _RA_ISF_OPTIONS})
-        self.drafts = int_option(options, "drafts", 1, 1, 20)  # RA-ISF's answer plus drafts-1 sampled
-        self.ensemble = flag(options.get("ensemble", True))
-        self.refine = flag(options.get("refine", True))
+        self.ra_isf = RaIsf(**{k: v for k, v in options.items() if k in RaIsf.option_names()})
+        self.drafts = self.values["drafts"]
+        self.ensemble = self.values["ensemble"]
+        self.refine = self.values["refine"]
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         first = ctx.step()

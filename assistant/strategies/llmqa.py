@@ -19,13 +19,14 @@ from typing import Sequence
 
 import numpy as np
 
-from models.errors import ConfigError
+from models.errors import OptionError
 
 from .. import prompts
 from ..context import RunContext
 from ..events import Detail, Passage
 from .base import Strategy, StrategyRun, generate_answer
-from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P, int_option
+from .options import whole
+from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P
 
 EXPANSION_TOKENS = 100
 
@@ -100,19 +101,16 @@ def window_starts(total: int, window: int, step: int) -> list[tuple[int, int]]:
 
 class Llmqa(Strategy):
     name = "llmqa"
-
-    @classmethod
-    def option_names(cls):
-        return ("expansions", "candidates", "window", "step")
+    OPTIONS = (whole("expansions", 3, 1, 20), whole("candidates", 10, 1, 100), whole("window", 6, 2, 30),
+               whole("step", 3, 1, 29))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.expansions = int_option(options, "expansions", 3, 1, 20)
-        self.candidates = int_option(options, "candidates", 10, 1, 100)
-        self.window = int_option(options, "window", 6, 2, 30)
-        self.step = int_option(options, "step", 3, 1, 29)
+        self.expansions, self.candidates = self.values["expansions"], self.values["candidates"]
+        self.window, self.step = self.values["window"], self.values["step"]
         if self.step >= self.window:
-            raise ConfigError(f"option step ({self.step}) must be smaller than window ({self.window})")
+            raise OptionError(f"strategy 'llmqa': option step ({self.step}) must be smaller than window "
+                              f"({self.window})")
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         expansion = yield from self.expand(question, ctx)

@@ -5,28 +5,30 @@ level beyond `depth` (D_th) is not worked on: its sub-answer is "unknown".
 """
 from __future__ import annotations
 
+from models.config import allowed
+
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
 from ..rerank import judge_pool
-from .base import Strategy, StrategyRun, flag, generate_answer
+from .base import Strategy, StrategyRun, generate_answer
+from .options import flag, whole
 
 UNKNOWN = "unknown"
 
 
 class RaIsf(Strategy):
     name = "ra-isf"
-
-    @classmethod
-    def option_names(cls):
-        return ("self_knowledge", "relevance", "decomposition", "depth")
+    # depth: unset means the `depth` setting, whose range it shares
+    OPTIONS = (flag("self_knowledge", True), flag("relevance", True), flag("decomposition", True),
+               whole("depth", None, allowed("depth").low, allowed("depth").high))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.use_self_knowledge = flag(options.get("self_knowledge", True))
-        self.use_relevance = flag(options.get("relevance", True))
-        self.use_decomposition = flag(options.get("decomposition", True))
-        self.depth = int(options["depth"]) if "depth" in options else None
+        self.use_self_knowledge = self.values["self_knowledge"]
+        self.use_relevance = self.values["relevance"]
+        self.use_decomposition = self.values["decomposition"]
+        self.depth = self.values["depth"]
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         bound = self.depth if self.depth is not None else ctx.settings.depth

@@ -14,15 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from models.errors import BudgetExceeded, ConfigError
+from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Detail, Draft, Note, Passage
-from .base import Strategy, StrategyRun, clean_answer, flag, generate_answer
+from .base import Strategy, StrategyRun, clean_answer, generate_answer
+from .options import flag, whole
 
 SAMPLE_TEMPERATURE = 0.7
 SAMPLE_TOP_P = 0.9
+MAX_DRAFTS = 20  # also the bound of `ask --drafts`
 
 REFINE_SYSTEM = (
     "You are a question-answering assistant. Documents are given between <documents> tags and "
@@ -43,18 +45,6 @@ class Candidate:
 
     def as_result(self) -> Result:
         return Result(self.text, citations=list(self.citations), resolved_by=self.basis, avg_prob=self.avg_prob)
-
-
-def int_option(options: dict, name: str, default: int, low: int, high: int = 1000) -> int:
-    """A whole-number strategy option within [low, high], or a clear ConfigError."""
-    value = options.get(name, default)
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = None
-    if number is None or not low <= number <= high:
-        raise ConfigError(f"option {name} needs a whole number from {low} to {high}, got {value!r}")
-    return number
 
 
 def _no_tags(text: str) -> str:
@@ -147,15 +137,12 @@ class ReFeed(Strategy):
     """Closed-book draft(s), answer-conditioned retrieval, refinement, probability ensemble."""
 
     name = "refeed"
-
-    @classmethod
-    def option_names(cls):
-        return ("drafts", "ensemble")
+    OPTIONS = (whole("drafts", 3, 1, MAX_DRAFTS), flag("ensemble", True))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.drafts = int_option(options, "drafts", 3, 1, 20)
-        self.ensemble = flag(options.get("ensemble", True))
+        self.drafts = self.values["drafts"]
+        self.ensemble = self.values["ensemble"]
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         greedy = yield from generate_answer(ctx, prompts.closed_book(question), question, "closed-book draft",

@@ -5,7 +5,7 @@ does not: it is answered directly). Otherwise every node of a tree (depth `depth
 is expanded with each refinement action — rewrite, decompose, disambiguate — a prompted reader
 call that writes one search query, whose top `docs` passages (default 3) join the node's
 documents; and every node below the root is also answered. Each answer closes a trajectory.
-One is selected by perplexity of everything it generated (`select=ppl`), by the mean token
+One is selected by perplexity of everything it generated (`select=perplexity`, or `ppl`), by the mean token
 probability of its answer (`confidence`), or by summing those confidences over trajectories that
 agree on an answer (`ensemble`, the default; the paper's best on multi-hop questions).
 
@@ -20,7 +20,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from models.errors import BudgetExceeded, ConfigError
+from models.errors import BudgetExceeded
 from models.judge import two_label_verdict
 
 from .. import prompts
@@ -28,11 +28,11 @@ from ..context import Result, RunContext
 from ..events import Detail, Draft, Note, Passage
 from ..prompt_fit import fit_passages
 from .base import Strategy, StrategyRun, clean_answer
-from .refeed import int_option
+from .options import Option, whole
 from .simple import Direct
 
 ACTIONS = ("rewrite", "decompose", "disambiguate")
-SELECTIONS = ("ppl", "confidence", "ensemble")
+SELECTIONS = ("perplexity", "confidence", "ensemble")
 
 SYSTEM = (
     "You help answer a question by searching a document collection. Documents found so far are "
@@ -88,7 +88,7 @@ def normalize_answer(text: str) -> str:
 
 def select(trajectories: Sequence[Trajectory], how: str) -> tuple[int, list[float]]:
     """Index of the chosen trajectory and each trajectory's score (higher is better)."""
-    if how == "ppl":
+    if how in ("perplexity", "ppl"):
         scores = [-t.perplexity for t in trajectories]
     elif how == "confidence":
         scores = [t.confidence for t in trajectories]
@@ -127,26 +127,16 @@ def node_messages(question: str, passages: Sequence[Passage], instruction: str) 
 
 class RqRag(Strategy):
     name = "rq-rag"
-
-    @classmethod
-    def option_names(cls):
-        return ("depth", "docs", "select", "actions", "search")
+    OPTIONS = (whole("depth", 2, 1, 4), whole("docs", 3, 1, 20),
+               Option("select", str, "ensemble", choices=SELECTIONS, aliases=(("ppl", "perplexity"),)),
+               Option("actions", str, ACTIONS, choices=ACTIONS, subset=True),
+               Option("search", str, "auto", choices=("auto", "always")))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.depth = int_option(options, "depth", 2, 1, 4)
-        self.docs = int_option(options, "docs", 3, 1, 20)
-        self.selection = str(options.get("select", "ensemble"))
-        if self.selection not in SELECTIONS:
-            raise ConfigError(f"option select must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
-        self.actions = tuple(a for a in str(options.get("actions", "+".join(ACTIONS))).split("+") if a)
-        bad = [a for a in self.actions if a not in ACTIONS]
-        if bad or not self.actions:
-            raise ConfigError(f"option actions takes {'+'.join(ACTIONS)} or a part of it, got "
-                              f"{options.get('actions')!r}")
-        self.search = str(options.get("search", "auto"))
-        if self.search not in ("auto", "always"):
-            raise ConfigError(f"option search must be auto or always, got {self.search!r}")
+        self.depth, self.docs = self.values["depth"], self.values["docs"]
+        self.selection, self.actions = self.values["select"], self.values["actions"]
+        self.search = self.values["search"]
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         if self.search == "auto" and not (yield from self.needs_search(question, ctx)):

@@ -6,7 +6,8 @@ from models.errors import ConfigError
 from .. import prompts
 from ..context import RunContext
 from ..rerank import judge_pool
-from .base import Strategy, StrategyRun, flag, generate_answer
+from .base import Strategy, StrategyRun, generate_answer
+from .options import flag
 
 
 class Direct(Strategy):
@@ -24,14 +25,11 @@ class Rag(Strategy):
     answer from the trained judge's top passages ("plain RAG + reranker")."""
 
     name = "rag"
-
-    @classmethod
-    def option_names(cls):
-        return ("rerank",)
+    OPTIONS = (flag("rerank", False),)
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.rerank = flag(options.get("rerank", False))
+        self.rerank = self.values["rerank"]
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         if self.rerank:
