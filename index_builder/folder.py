@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from models.errors import AssistantError
+from models.errors import BadInputError
 
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
 from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .sources import check_folder
 from .store import IndexStore
 from .walk import DEFAULT_MAX_SIZE, cannot_enter, walk_folder, walks_into
 
@@ -80,19 +81,14 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                  on_progress: ProgressCallback | None = None,
                  should_stop: StopCheck | None = None,
                  max_size: int = DEFAULT_MAX_SIZE) -> Summary:
-    folder = Path(folder).expanduser()
+    folder = check_folder(folder)
     shown = safe_name(str(folder))
-    if not folder.exists():
-        raise AssistantError(f"no such folder: {shown}")
-    if not folder.is_dir():
-        raise AssistantError(f"not a folder: {shown} (use `assistant index passages` or "
-                             "`assistant index wikipedia` for single files)")
     folder = folder.resolve()
     if (why := cannot_enter(str(folder))) is not None:
-        raise AssistantError(f"cannot read folder {shown}: {why}")
+        raise BadInputError(f"cannot read folder {shown}: {why}")
     index_path = Path(store.path).resolve()
     if folder == index_path or index_path in folder.parents:
-        raise AssistantError(f"{shown} is the index's own folder; index a folder of documents")
+        raise BadInputError(f"{shown} is the index's own folder; index a folder of documents")
     summary = Summary()
     if (parent := _enclosing_source(store, folder, index_path)) is not None:
         summary.notes.append(f"{source_name(folder)} is already indexed as part of {source_name(parent)}: "

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from models.errors import AssistantError
+from models.errors import BadInputError
 
 from .chunking import Chunk, Section, chunk_sections
 from .documents import Document, content_hash, document_id
 from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .sources import check_passage_file
 from .store import IndexStore
 
 _ID_KEYS = ("id", "_id", "docid", "doc_id", "pid", "wikipedia_id")
@@ -66,7 +67,7 @@ def read_jsonl(fh, summary: PassageSummary) -> Iterator[Record]:
             row = json.loads(line)
         except json.JSONDecodeError:
             if number == 1:
-                raise AssistantError("not a JSONL passage file: the first line is not JSON") from None
+                raise BadInputError("not a JSONL passage file: the first line is not JSON") from None
             summary.bad_lines += 1
             continue
         text = _first(row, _TEXT_KEYS) if isinstance(row, dict) else None
@@ -75,7 +76,7 @@ def read_jsonl(fh, summary: PassageSummary) -> Iterator[Record]:
             continue
         if text is None:
             if number == 1:
-                raise AssistantError("not a passage file: JSONL rows need a 'text' field (and 'id', 'title')")
+                raise BadInputError("not a passage file: JSONL rows need a 'text' field (and 'id', 'title')")
             summary.bad_lines += 1
             continue
         pid = _first(row, _ID_KEYS)
@@ -181,15 +182,8 @@ def _documents(records: Iterator[Record], source: str) -> Iterator[Document]:
 def index_passages(store: IndexStore, embedder, file: Path,
                    on_progress: ProgressCallback | None = None,
                    should_stop: StopCheck | None = None) -> PassageSummary:
-    file = Path(file).expanduser()
+    file = check_passage_file(file)
     shown = safe_name(str(file))
-    if not file.exists():
-        raise AssistantError(f"no such passage file: {shown}")
-    if not file.is_file():
-        raise AssistantError(f"not a file: {shown} (give a .jsonl or .tsv passage file)")
-    suffix = "".join(file.suffixes[-1:]).lower()
-    if suffix not in (".jsonl", ".tsv", ".json"):
-        raise AssistantError(f"{shown}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
     source = safe_name(str(file.resolve()))  # a name that is not UTF-8 is stored escaped
     summary = PassageSummary()
     store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
@@ -199,7 +193,7 @@ def index_passages(store: IndexStore, embedder, file: Path,
     progress = Progress(total_bytes=file.stat().st_size)
     try:
         fh = file.open("r", encoding="utf-8-sig", newline="")
-        reader = read_tsv if suffix == ".tsv" else read_jsonl
+        reader = read_tsv if file.suffix.lower() == ".tsv" else read_jsonl
 
         def changed() -> Iterator[Document]:
             for doc in _documents(unique_ids(reader(fh, summary), summary), source):
@@ -220,9 +214,9 @@ def index_passages(store: IndexStore, embedder, file: Path,
 
         summary.passages = write_documents(store, embedder, changed(), progress, on_progress, should_stop)
     except UnicodeDecodeError:
-        raise AssistantError(f"{shown} is not UTF-8 text; passage files must be UTF-8") from None
+        raise BadInputError(f"{shown} is not UTF-8 text; passage files must be UTF-8") from None
     except OSError as exc:
-        raise AssistantError(f"cannot read {shown}: {exc.strerror}") from None
+        raise BadInputError(f"cannot read {shown}: {exc.strerror}") from None
     gone = [doc_id for doc_id in known if doc_id not in current]
     store.remove_documents(gone)
     summary.removed = len(gone)

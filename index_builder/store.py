@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from . import lock
 from .names import safe_name
-from .store_errors import DiskFull, IndexDamaged, IndexError_, translate
+from .store_errors import DiskFull, IndexDamaged, IndexError_, NoIndex, translate
 
 __all__ = ["DiskFull", "IndexDamaged", "IndexError_", "IndexStore", "DocumentRecord"]
 
@@ -149,7 +149,7 @@ class IndexStore:
         if path.exists() and not path.is_dir():
             raise IndexError_(lock.not_a_folder(path))
         if not (path / META_FILE).is_file():
-            raise IndexError_(f"no index at {path}; build one with `assistant index add FOLDER`")
+            raise NoIndex(f"no index at {path}; build one with `assistant index add FOLDER`")
         meta = _read_meta(path)
         import lancedb
 

@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from models.errors import AssistantError
+from models.errors import AssistantError, IndexUnusable, NoIndexError
 
 
-class IndexError_(AssistantError):
+class IndexError_(IndexUnusable):
     """The index is missing, from another embedding model, or damaged."""
+
+
+class NoIndex(IndexError_, NoIndexError):
+    """No index at the path yet: what to build is said with it."""
 
 
 class IndexDamaged(IndexError_):

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from models.errors import AssistantError
+from models.errors import AssistantError, BadInputError
 
 from .documents import Document, content_hash
 from .names import safe_name
 from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .sources import check_dump_file
 from .store import IndexStore
 from .wikitext import article_sections, is_disambiguation, is_redirect
 
@@ -58,12 +59,8 @@ def url_title(title: str) -> str:
 
 def open_dump(path: Path):
     """The raw file (for progress by bytes read) and a stream of its XML."""
-    path = Path(path).expanduser()
+    path = check_dump_file(path)
     shown = safe_name(str(path))
-    if not path.exists():
-        raise AssistantError(f"no such dump file: {shown}")
-    if not path.is_file():
-        raise AssistantError(f"not a file: {shown} (give a pages-articles .xml or .xml.bz2 dump)")
     raw = path.open("rb")
     head = raw.read(6)
     raw.seek(0)
@@ -72,7 +69,7 @@ def open_dump(path: Path):
     if head.lstrip().startswith(b"<") or head.startswith(b"\xef\xbb\xbf"):
         return raw, raw
     raw.close()
-    raise AssistantError(f"{shown} is not a Wikipedia XML dump (.xml or .xml.bz2)")
+    raise BadInputError(f"{shown} is not a Wikipedia XML dump (.xml or .xml.bz2)")
 
 
 class _WithSiteinfo:

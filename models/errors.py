@@ -21,8 +21,13 @@ class OptionError(ConfigError):
     """A strategy spec names an unknown strategy or option, or gives an option a bad value."""
 
 
-class NoIndexError(AssistantError):
-    """There is no usable index where one is needed (none yet, an empty one, or none given)."""
+class IndexUnusable(AssistantError):
+    """The index cannot serve: none, empty, damaged, or built with another embedding model
+    (index_builder.store_errors has the kinds the store raises)."""
+
+
+class NoIndexError(IndexUnusable):
+    """There is no index where one is needed (none yet, an empty one, or none given)."""
 
 
 class BadInputError(AssistantError):

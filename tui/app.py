@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static, Tree
 
-from models.errors import AssistantError, Interrupted, ModelError
+from models.errors import AssistantError, IndexUnusable, Interrupted, ModelError, OptionError
 
 from assistant.events import Answer, Event, Token
 from assistant.strategies import DEFAULT_STRATEGY
@@ -31,13 +31,13 @@ from .steps import StepTree
 DEFAULT_SPEC = DEFAULT_STRATEGY  # the same default as `assistant ask`
 
 
-def hint_for(message: str, exc: Exception | None = None) -> str:
-    """What the user can do about an error, in this app's keys."""
-    if "no index" in message or "needs an index" in message or "embedding model" in message:
+def hint_for(exc: Exception) -> str:
+    """What the user can do about an error, in this app's keys: chosen by the error's type."""
+    if isinstance(exc, IndexUnusable):  # none, empty, damaged, or built with another embedder
         return "Press F3 to open the index screen and add a folder of documents."
-    if isinstance(exc, ModelError) or "model" in message:
+    if isinstance(exc, ModelError):
         return "Press F2 to choose another reader (a .gguf file) or judge."
-    if "strategy" in message or "option" in message:
+    if isinstance(exc, OptionError):
         return "Press F2 to pick a strategy and its options."
     return ""
 
@@ -190,7 +190,7 @@ class AssistantApp(App):
         except Interrupted:
             return  # stopped inside a model call; the UI already shows "stopped"
         except AssistantError as exc:
-            self.post_message(self.AskEnded(stop, str(exc), hint_for(str(exc), exc)))
+            self.post_message(self.AskEnded(stop, str(exc), hint_for(exc)))
         except Exception as exc:  # never a crash: show it, keep the app usable
             self.post_message(self.AskEnded(stop, f"unexpected {type(exc).__name__}: {exc}",
                                             "This is a bug; the app keeps running."))

@@ -1,5 +1,4 @@
-"""`assistant eval DATASET --strategy a,b,c`: answer quality and cost of strategies on a dataset;
-`assistant index dataset FILE`: the pooled paragraph corpus of a dataset file."""
+"""`assistant eval DATASET --strategy a,b,c`: answer quality and cost of strategies on a dataset."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,20 +8,11 @@ import typer
 
 from models.config import allowed
 
-from .index import index_app
 from .progress import progress_bar
 
 eval_app = typer.Typer()  # mounted by main.py
 
 K, DEPTH = allowed("k"), allowed("depth")
-SKIPS_NAMED = 10  # skipped records named one by one in a summary; the rest are counted
-
-
-def skipped_note(dataset: Path, skipped: list[str]) -> str:
-    """One line naming the records of a dataset file that were skipped, and why."""
-    named = "; ".join(skipped[:SKIPS_NAMED])
-    more = f"; and {len(skipped) - SKIPS_NAMED} more" if len(skipped) > SKIPS_NAMED else ""
-    return f"{len(skipped)} records of {dataset.name} skipped: {named}{more}"
 
 
 def results_folder(out: Path) -> Path:
@@ -39,40 +29,9 @@ def results_folder(out: Path) -> Path:
     return out
 
 
-def _build_corpus(dataset: Path, settings) -> tuple[Path, int]:
-    from assistant.evaluation.corpus import build_dataset_corpus
-    from models import registry
-
-    embedder = registry.get_embedder(settings)
-    bar, update = progress_bar()
-    with bar:
-        return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=update)
-
-
-@index_app.command("dataset")
-def index_dataset(
-    path: Path = typer.Argument(..., help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
-) -> None:
-    """Index the pooled, deduplicated paragraphs of all questions of a dataset file.
-
-    The index is kept under the data dir, keyed by the file, and reused by `assistant eval`.
-    Example: assistant index dataset ../shared/data/hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl
-    """
-    from models.config import load_settings
-
-    from ..evaluation.datasets import read_dataset
-
-    skipped = read_dataset(path).skipped  # the corpus leaves these records out: say so
-    index, passages = _build_corpus(path, load_settings())
-    typer.echo(f"{passages} passages; index: {index}")
-    if skipped:
-        typer.echo(skipped_note(path, skipped))
-
-
 def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> str:
     """'pooled' -> the dataset's corpus index (built on first use), 'none', or an index folder."""
-    from index_builder.store import IndexStore
-
+    from .. import service
     from ..evaluation.datasets import has_paragraphs, load_dataset
     from ..strategies import make_strategy
 
@@ -82,10 +41,11 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
     if corpus == "pooled":
         if not has_paragraphs(examples) and not has_paragraphs(load_dataset(dataset)):
             return "none"  # run_strategy explains that an index must be named
-        index, _ = _build_corpus(dataset, settings)
+        bar, update = progress_bar()
+        with bar:
+            index, _ = service.add_dataset(settings, dataset, on_progress=update)
         return str(index)
-    IndexStore.open(Path(corpus))  # fails clearly when there is no index there
-    return str(Path(corpus).resolve())
+    return str(service.check_index(Path(corpus)))  # fails clearly when there is no index there
 
 
 @eval_app.command("eval")
@@ -148,7 +108,7 @@ def evaluate(
     report = markdown_report(
         f"{dataset.name}: {len(examples)} questions, reader {reader_name}", summaries,
         notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"]
-        + ([skipped_note(dataset, data.skipped)] if data.skipped else []))
+        + ([data.skipped_note(dataset.name)] if data.skipped else []))
     (out_dir / f"summary__{reader_name}.md").write_text(report, encoding="utf-8")
     typer.echo(report)
     typer.echo(f"results: {out_dir}")

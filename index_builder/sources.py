@@ -1,0 +1,59 @@
+"""What a path given to the indexer is (a folder, a Wikipedia dump or a passage file), and the
+checks that say a bad one in one line. The indexers call these same checks, and front ends call
+them (through index_builder.indexers.check) before any model loads: none repeats them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from models.errors import BadInputError
+
+from .names import safe_name
+
+FOLDER, WIKIPEDIA, PASSAGES = "folder", "wikipedia", "passages"
+PASSAGE_SUFFIXES = (".jsonl", ".json", ".tsv")
+DUMP_SUFFIXES = ((".xml",), (".xml", ".bz2"))
+
+
+def _existing(path: Path, missing: str, folder: bool, wrong_kind: str) -> tuple[Path, str]:
+    """(path, its shown name) when it exists and is a folder (or a file); else one line:
+    "<missing>: <name>" or "not a folder|file: <name> (<wrong_kind>)"."""
+    path = Path(path).expanduser()
+    shown = safe_name(str(path))
+    if not path.exists():
+        raise BadInputError(f"{missing}: {shown}")
+    if not (path.is_dir() if folder else path.is_file()):
+        raise BadInputError(f"not a {'folder' if folder else 'file'}: {shown} ({wrong_kind})")
+    return path, shown
+
+
+def check_folder(path: Path) -> Path:
+    return _existing(path, "no such folder", True, "for a passage file use `assistant index passages`, "
+                     "for a Wikipedia dump `assistant index wikipedia`")[0]
+
+
+def check_passage_file(path: Path) -> Path:
+    path, shown = _existing(path, "no such passage file", False, "give a .jsonl or .tsv passage file")
+    if "".join(path.suffixes[-1:]).lower() not in PASSAGE_SUFFIXES:
+        raise BadInputError(f"{shown}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
+    return path
+
+
+def check_dump_file(path: Path) -> Path:
+    """An existing file (whether it holds a dump, wikipedia.open_dump says from its first bytes)."""
+    return _existing(path, "no such dump file", False, "give a pages-articles .xml or .xml.bz2 dump")[0]
+
+
+def kind_of(path: Path) -> str:
+    """FOLDER, WIKIPEDIA or PASSAGES, from what the path is and its suffixes."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise BadInputError(f"no such folder or file: {safe_name(str(path))}")
+    if path.is_dir():
+        return FOLDER
+    suffixes = tuple(s.lower() for s in path.suffixes[-2:])
+    if suffixes[-1:] in DUMP_SUFFIXES or suffixes in DUMP_SUFFIXES:
+        return WIKIPEDIA
+    if suffixes[-1:] and suffixes[-1] in PASSAGE_SUFFIXES:
+        return PASSAGES
+    raise BadInputError(f"{safe_name(path.name)}: add a folder, a Wikipedia dump (.xml, .xml.bz2) or a passage "
+                        "file (.jsonl, .tsv)")
