@@ -3,11 +3,19 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 from models.config import Settings
-from models.errors import BudgetExceeded
+from models.errors import BudgetExceeded, NoIndexError
 
 from .events import Passage, Retrieved
+
+if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime or the index
+    from models.judge import Judge
+    from models.reader import Reader, ReaderStats
+    from models.relevance_judge import RelevanceJudge
+
+    from .retriever import Retriever
 
 
 @dataclass
@@ -23,19 +31,26 @@ class Result:
 @dataclass
 class RunContext:
     settings: Settings
-    reader: object  # models.reader.Reader or a fake with the same methods
-    judge: object | None = None  # models.judge.Judge
-    retriever: object | None = None  # assistant.retriever.Retriever
-    relevance: object | None = None  # models.relevance_judge.RelevanceJudge: ranks a wide pool
+    reader: Reader  # or a fake with the same methods (tests/fakes.py)
+    judge: Judge | None = None
+    retriever: Retriever | None = None
+    relevance: RelevanceJudge | None = None  # the trained judge: ranks a wide pool
     retrievals: int = 0
     sub_questions: int = 0
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))
-    _calls_at_start: int = 0
+    _stats_at_start: ReaderStats | None = None
 
     def begin_question(self) -> None:
         """Reset the per-question counts (a context may serve many questions)."""
         self.retrievals = self.sub_questions = 0
-        self._calls_at_start = self.reader.stats.calls
+        self._stats_at_start = self.reader.stats.snapshot()
+
+    def reader_usage(self) -> dict:
+        """This question's reader calls and tokens so far (the one place they are counted):
+        calls, prompt_tokens, evaluated_tokens, completion_tokens."""
+        if self._stats_at_start is None:  # not begun (a strategy run on its own): every call counts
+            self._stats_at_start = type(self.reader.stats)()
+        return self.reader.stats.since(self._stats_at_start)
 
     def step(self) -> int:
         return next(self._steps)
@@ -45,17 +60,19 @@ class RunContext:
         return self.settings.k
 
     def check_budget(self) -> None:
-        used = self.reader.stats.calls - self._calls_at_start
-        if used >= self.settings.max_reader_calls:
+        if self.reader_usage()["calls"] >= self.settings.max_reader_calls:
             raise BudgetExceeded(f"reader-call bound of {self.settings.max_reader_calls} reached")
 
     def retrieve(self, query: str, k: int | None = None, parent: int | None = None, depth: int = 0):
         """Search the index, count it, and yield the Retrieved event; returns the passages."""
         if self.retriever is None:
-            from models.errors import AssistantError
-
-            raise AssistantError("this strategy needs an index; build one with `assistant index add FOLDER`")
+            raise NoIndexError("this strategy needs an index; build one with `assistant index add FOLDER`")
         passages = self.retriever.search(query, k or self.k)
         self.retrievals += 1
         yield Retrieved(step=self.step(), parent=parent, depth=depth, query=query, passages=passages)
         return passages
+
+    def similarity(self, query: str, texts: Sequence[str]) -> list[float] | None:
+        """Cosine similarity of each text to the query in the index's embedding space; None
+        when there is no retriever, or it cannot say."""
+        return self.retriever.similarity(query, texts) if self.retriever is not None else None

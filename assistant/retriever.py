@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from index_builder.store import IndexStore
 
@@ -21,6 +21,19 @@ REFINE_FACTOR = 10
 
 class Retriever(Protocol):
     def search(self, query: str, k: int) -> list[Passage]: ...
+
+    def similarity(self, query: str, texts: Sequence[str]) -> list[float] | None:
+        """Cosine similarity of each text to the query (None: this retriever cannot say)."""
+        ...
+
+
+def cosine_to_query(embedder, query: str, texts: Sequence[str]) -> list[float]:
+    """Cosine similarity of each text's embedding to the query's."""
+    import numpy as np
+
+    vectors = np.asarray(embedder.encode([query, *texts]), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) + 1e-9
+    return [float(x) for x in (vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])]
 
 
 def fuse(rankings: list[list[str]], k: int, rrf_k: int = RRF_K) -> list[tuple[str, float]]:
@@ -72,6 +85,9 @@ class HybridRetriever:
         rows = {r["id"]: r for r in by_vector + by_text}
         fused = fuse([[r["id"] for r in by_vector], [r["id"] for r in by_text]], k)
         return [self._passage(rows[pid], score) for pid, score in fused]
+
+    def similarity(self, query: str, texts: Sequence[str]) -> list[float]:
+        return cosine_to_query(self.embedder, query, texts)
 
     @staticmethod
     def _passage(row: dict, score: float) -> Passage:

@@ -5,7 +5,7 @@ import time
 from typing import Iterator
 
 from models.config import Settings
-from models.errors import AssistantError, BudgetExceeded
+from models.errors import AssistantError, BudgetExceeded, NoIndexError
 
 from .context import Result, RunContext
 from .events import Answer, Event, Note, Started
@@ -29,7 +29,7 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
 
         store = IndexStore.open(settings.index_path)  # a missing index fails before any model loads
         if store.passages.count_rows() == 0:  # else the reader answers from nothing, "resolved by passages"
-            raise AssistantError(f"the index at {settings.index_path} is empty; add a folder with "
+            raise NoIndexError(f"the index at {settings.index_path} is empty; add a folder with "
                                  "`assistant index add FOLDER` (or ask without it: --strategy direct)")
         retriever = HybridRetriever(store, registry.get_embedder(settings))
     relevance = None
@@ -47,7 +47,6 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
     if not isinstance(strategy, Strategy):
         strategy = make_strategy(strategy)
     started = time.perf_counter()
-    before = ctx.reader.stats.snapshot()
     ctx.begin_question()
     yield Started(step=ctx.step(), question=question, strategy=strategy.name, options=dict(strategy.options))
     try:
@@ -55,12 +54,10 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
     except BudgetExceeded as exc:
         yield Note(step=ctx.step(), message=f"{exc}; stopping with what is known so far")
         result = Result("unknown", resolved_by="budget")
-    counts = {"retrievals": ctx.retrievals, "sub_questions": ctx.sub_questions,
-              "reader_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0}
-    delta = ctx.reader.stats.since(before)
-    counts.update({"reader_calls": delta["calls"], "prompt_tokens": delta["prompt_tokens"],
-                   "evaluated_tokens": delta["evaluated_tokens"],
-                   "completion_tokens": delta["completion_tokens"]})
+    usage = ctx.reader_usage()
+    counts = {"retrievals": ctx.retrievals, "sub_questions": ctx.sub_questions, "reader_calls": usage["calls"],
+              "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
+              "completion_tokens": usage["completion_tokens"]}
     yield Answer(step=ctx.step(), question=question, text=result.text, citations=result.citations,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3))

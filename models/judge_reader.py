@@ -33,6 +33,14 @@ DECOMPOSE_EXAMPLE = (
 )
 
 
+def yes_no_verdict(reader: Reader, messages, threshold: float = 0.5) -> Verdict:
+    """The reader's yes/no reply to `messages`, from the probabilities of the two labels (either
+    case); one reader call, no text generated."""
+    scores = reader.score_options(messages, _YES + _NO)
+    lp = [s.logprob for s in scores]
+    return two_label_verdict(float(np.logaddexp(lp[0], lp[1])), float(np.logaddexp(lp[2], lp[3])), threshold)
+
+
 def closed_book_messages(question: str) -> list[dict]:
     """The closed-book answer prompt; RA-ISF answers with this same prompt when the reader knows."""
     return [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": f"Question: {question}"}]
@@ -48,10 +56,7 @@ class ReaderJudge:
         self.relevance_threshold = relevance_threshold
 
     def _yes_no(self, messages, threshold: float) -> Verdict:
-        scores = self.reader.score_options(messages, _YES + _NO)
-        lp = [s.logprob for s in scores]
-        return two_label_verdict(float(np.logaddexp(lp[0], lp[1])), float(np.logaddexp(lp[2], lp[3])),
-                                 threshold)
+        return yes_no_verdict(self.reader, messages, threshold)
 
     def knows(self, question: str) -> Verdict:
         """Known = the reader's own closed-book answer is confident. Asked "can you answer this from

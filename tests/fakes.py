@@ -77,6 +77,8 @@ class FakeJudge:
 class FakeRetriever:
     """Returns the first k passages for any query, and remembers the queries."""
 
+    embedder = None  # a test may give it one, for similarity()
+
     def __init__(self, texts: dict[str, str]):
         self.passages = [Passage(id=pid, text=text, title=pid, path=f"{pid}.md") for pid, text in texts.items()]
         self.queries: list[str] = []
@@ -84,6 +86,11 @@ class FakeRetriever:
     def search(self, query, k):
         self.queries.append(query)
         return self.passages[:k]
+
+    def similarity(self, query, texts):
+        from assistant.retriever import cosine_to_query
+
+        return cosine_to_query(self.embedder, query, texts) if self.embedder is not None else None
 
 
 def make_context(reader=None, judge=None, retriever=None, **settings) -> RunContext:

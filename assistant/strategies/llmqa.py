@@ -127,13 +127,9 @@ class Llmqa(Strategy):
                                              temperature=SAMPLE_TEMPERATURE, top_p=SAMPLE_TOP_P, seed=i + 1)
             texts.append(_plain(generation.text))
             probs.append(generation.avg_prob)
-        embedder = getattr(ctx.retriever, "embedder", None)
-        if embedder is not None:
-            vectors = np.asarray(embedder.encode([question] + texts), dtype=np.float32)
-            norms = np.linalg.norm(vectors, axis=1) + 1e-9
-            scores = [float(x) for x in (vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])]
-            by = "similarity to the question"
-        else:
+        scores = ctx.similarity(question, texts)
+        by = "similarity to the question"
+        if scores is None:
             scores, by = list(probs), "average token probability"
         best = int(np.argmax(scores))
         yield Detail(step=ctx.step(), kind="llmqa.expansion",

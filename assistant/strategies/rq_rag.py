@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from models.errors import BudgetExceeded
-from models.judge import two_label_verdict
+from models.judge_reader import yes_no_verdict
 
 from .. import prompts
 from ..context import Result, RunContext
+from ..evaluation.metrics import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
 from ..events import Detail, Draft, Note, Passage
 from ..prompt_fit import fit_passages
 from .base import Strategy, StrategyRun, clean_answer
@@ -77,13 +77,6 @@ class Trajectory:
     @property
     def perplexity(self) -> float:
         return math.exp(-sum(self.logprobs) / len(self.logprobs)) if self.logprobs else float("inf")
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD normalisation, so that 'The Beatles.' and 'beatles' vote together."""
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
 
 
 def select(trajectories: Sequence[Trajectory], how: str) -> tuple[int, list[float]]:
@@ -152,9 +145,7 @@ class RqRag(Strategy):
 
     def needs_search(self, question: str, ctx: RunContext) -> StrategyRun:
         ctx.check_budget()
-        scores = ctx.reader.score_options(search_messages(question), ["Yes", "yes", "No", "no"])
-        lp = [s.logprob for s in scores]
-        verdict = two_label_verdict(float(_logaddexp(lp[0], lp[1])), float(_logaddexp(lp[2], lp[3])))
+        verdict = yes_no_verdict(ctx.reader, search_messages(question))
         yield Detail(step=ctx.step(), kind="rq-rag.search-decision",
                      summary=f"{'search' if verdict.yes else 'answer directly'} (p(search)={verdict.score:.2f})",
                      data={"search": verdict.yes, "p_search": round(verdict.score, 4)})
@@ -211,8 +202,3 @@ class RqRag(Strategy):
         chosen = done[best]
         return Result(chosen.answer, citations=list(chosen.passages), resolved_by=f"rq-rag {self.selection}",
                       avg_prob=chosen.confidence)
-
-
-def _logaddexp(a: float, b: float) -> float:
-    top = max(a, b)
-    return top + math.log(math.exp(a - top) + math.exp(b - top))
