@@ -114,12 +114,13 @@ def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None)
             yield IndexWriter(settings, store, embedder)
 
 
-def check_source(kind: str | None, path: Path) -> tuple[str, Path]:
-    """(kind, path) checked before any model loads; kind None: decided by the path (a folder, a
-    .xml/.xml.bz2 dump or a .jsonl/.tsv passage file). A bad path is a BadInputError."""
+def check_source(kind: str | None, path: Path, **options) -> tuple[str, Path]:
+    """(kind, path) checked, with the indexer's options, before any model loads; kind None:
+    decided by the path (a folder, a .xml/.xml.bz2 dump or a .jsonl/.tsv passage file). A bad
+    path is a BadInputError."""
     from index_builder.indexers import check, choose
 
-    return choose(path) if kind is None else (kind, check(kind, path))
+    return choose(path) if kind is None else (kind, check(kind, path, **options))
 
 
 def add_source(settings: Settings, path: Path, kind: str | None = None,
@@ -127,7 +128,7 @@ def add_source(settings: Settings, path: Path, kind: str | None = None,
                embedder_factory: EmbedderFactory | None = None, **options):
     """Index a folder, a Wikipedia dump or a passage file (again); returns its summary. Stops
     (resumably, index_builder.pipeline.Cancelled) when should_stop says so."""
-    kind, path = check_source(kind, path)
+    kind, path = check_source(kind, path, **options)
     with writing(settings, embedder_factory) as writer:
         return writer.add(kind, path, on_progress=on_progress, should_stop=should_stop, **options)
 
@@ -139,6 +140,17 @@ def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback
 
     embedder = (embedder_factory or _registry_embedder)(settings)
     return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=on_progress)
+
+
+def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None = None):
+    """Hybrid search over the index (NoIndexError when there is none), for tools that search
+    without a strategy (judge distillation)."""
+    from index_builder.store import IndexStore
+
+    from .retriever import HybridRetriever
+
+    store = IndexStore.open(settings.index_path)
+    return HybridRetriever(store, (embedder_factory or _registry_embedder)(settings))
 
 
 def check_index(path: Path) -> Path:

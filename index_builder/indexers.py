@@ -8,7 +8,7 @@ from typing import Callable
 from .folder import index_folder
 from .passages import index_passages
 from .sources import FOLDER, PASSAGES, WIKIPEDIA, check_folder, check_passage_file, kind_of
-from .wikipedia import index_wikipedia, open_dump
+from .wikipedia import check_limit, index_wikipedia, open_dump
 
 # f(store, embedder, path, on_progress=, should_stop=, **options) -> a summary with .line()
 INDEXERS: dict[str, Callable] = {FOLDER: index_folder, WIKIPEDIA: index_wikipedia, PASSAGES: index_passages}
@@ -20,8 +20,11 @@ def _check_dump(path: Path) -> Path:
     return Path(path).expanduser()
 
 
-def check(kind: str, path: Path) -> Path:
-    """The path, checked as a source of this kind (BadInputError when it cannot be one)."""
+def check(kind: str, path: Path, limit: int | None = None, **_options) -> Path:
+    """The path, checked as a source of this kind (BadInputError when it cannot be one), and a
+    dump's article limit."""
+    if kind == WIKIPEDIA:
+        check_limit(limit)
     return {FOLDER: check_folder, WIKIPEDIA: _check_dump, PASSAGES: check_passage_file}[kind](path)
 
 

@@ -113,3 +113,17 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return sorted(circles)
+
+
+# What only assistant/service.py (and the core under it) may use: a front end that imported one
+# of these would be opening the index, taking its lock, picking an indexer or loading a
+# question's models itself, a second implementation beside the service's.
+SERVICE_ONLY = ("index_builder.store", "index_builder.lock", "index_builder.indexers", "index_builder.folder",
+                "index_builder.wikipedia", "index_builder.passages", "index_builder.dataset_corpus",
+                "assistant.evaluation.corpus", "assistant.runner", "assistant.retriever")
+
+
+def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
+    """"ui module -> module" for every front-end import of what the service wraps."""
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() if layer_of(module) == "ui"
+                  for target in targets if target in SERVICE_ONLY)

@@ -2,7 +2,7 @@
 over the whole tree, and shown to catch both faults on a small fake tree."""
 from pathlib import Path
 
-from import_layers import import_circles, import_graph, upward_imports
+from import_layers import import_circles, import_graph, service_bypasses, upward_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -13,6 +13,10 @@ def test_the_tree_imports_only_down_the_layers():
 
 def test_no_two_modules_of_the_tree_import_each_other():
     assert import_circles(import_graph(ROOT)) == []
+
+
+def test_front_ends_reach_the_index_and_models_only_through_the_service():
+    assert service_bypasses(import_graph(ROOT)) == []
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -53,3 +57,12 @@ def test_modules_that_import_each_other_are_caught(tmp_path):
     })
     assert import_circles(import_graph(root)) == [["models.a", "models.b", "models.c"],
                                                   ["models.judge_t5", "models.registry"]]
+
+
+def test_a_front_end_opening_the_store_itself_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "index_builder/store.py": "",
+        "index_builder/names.py": "",
+        "tui/backend.py": "from index_builder.names import x\n\ndef info():\n    from index_builder.store import IndexStore\n",
+    })
+    assert service_bypasses(import_graph(root)) == ["tui.backend -> index_builder.store"]

@@ -62,8 +62,8 @@ def ask(
     from models.config import load_settings
     from models.errors import AssistantError
 
+    from .. import service
     from ..events import Answer, Token
-    from ..runner import build_context, run_question
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..strategies.refeed import with_refeed_options
     from .render import answer_block, trace_line
@@ -73,9 +73,8 @@ def ask(
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
-    chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))
-    ctx = build_context(settings, chosen)
-    for event in run_question(question, chosen, ctx):
+    chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))  # a bad spec: said before models load
+    for event in service.ask(question, chosen, settings):
         if as_json:
             if not isinstance(event, Token):
                 typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))

@@ -111,7 +111,7 @@ def _watch(writer, path: Path, max_bytes: int, should_stop) -> None:
 
 def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[str], unit: str, **options) -> None:
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
-    _, path = service.check_source(kind, path)  # a bad path or format is said before any model loads
+    _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
     with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
         bar, update = progress_bar(unit)
@@ -132,9 +132,6 @@ def wikipedia(
 
     Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
     """
-    from index_builder.wikipedia import check_limit
-
-    check_limit(limit)
     _add_file("wikipedia", dump, index, embedder_backend, "pages", limit=limit)
 
 

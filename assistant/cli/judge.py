@@ -63,12 +63,9 @@ def _retriever_if_needed(settings, questions):
         typer.echo(f"note: no index at {settings.index_path}; questions without paragraph flags get no "
                    "relevance examples", err=True)
         return None
-    from index_builder.store import IndexStore
-    from models import registry
+    from .. import service
 
-    from ..retriever import HybridRetriever
-
-    return HybridRetriever(IndexStore.open(settings.index_path), registry.get_embedder(settings))
+    return service.open_retriever(settings)
 
 
 def _with_progress(examples, distiller, total: int):
