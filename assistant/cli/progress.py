@@ -31,3 +31,12 @@ def progress_bar(unit: str = "files"):
         bar.update(task, **progress_fields(progress, unit))
 
     return bar, update
+
+
+def download_bar():
+    """A rich bar for one file's download: bytes done/total, speed and time left; then its hash check."""
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                               TransferSpeedColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    TimeRemainingColumn(), transient=False)
