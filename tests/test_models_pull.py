@@ -213,3 +213,17 @@ def test_add_registers_a_local_gguf_and_list_offers_it(tmp_path, env):
     bad = tmp_path / "readme.txt"
     bad.write_text("hello\n")
     assert "not a GGUF model file" in one_error_line(assistant("models", "add", str(bad), env=env))
+
+
+def test_pull_the_judge_base_fetches_every_file_and_names_the_next_step(tmp_path, hub, env):
+    from models.catalog import find_entry
+
+    entry = find_entry("flan-t5-large")
+    for name in entry.files:
+        hub.files[f"{entry.repo}/{name}"] = fake_hub.HubFile(f"contents of {name}\n".encode())
+    done = assistant("models", "pull", "flan-t5-large", env=env)
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "data" / "downloads" / entry.repo
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == sorted(entry.files)
+    assert f"assistant models export-judge {folder} --int8" in done.stdout
+    assert "is a judge-base, not a reader" in one_error_line(assistant("models", "use", "flan-t5-large", env=env))
