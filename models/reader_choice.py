@@ -49,5 +49,8 @@ def check_reader(path: Path, settings: Settings) -> GGUFHeader:
     header = check_header(path)
     from .registry import reader_extra_buffers
 
-    reader_extra_buffers(dataclasses.replace(settings, reader=path.resolve()))
+    try:
+        reader_extra_buffers(dataclasses.replace(settings, reader=path.resolve()))
+    except ModelError as exc:
+        raise ModelError(f"{path.name} is not usable as the reader: {exc}") from None
     return header

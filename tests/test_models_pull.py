@@ -165,6 +165,9 @@ def test_use_refuses_files_that_are_not_gguf_chat_models(tmp_path, env):
     assert "no chat template" in one_error_line(assistant("models", "use", str(base), env=env))
     empty = chat_reader_header(tmp_path / "empty.gguf")
     assert "holds no weights" in one_error_line(assistant("models", "use", str(empty), env=env))
+    broken = tmp_path / "broken.gguf"  # a chat header that claims a tensor, then noise: llama.cpp cannot load it
+    broken.write_bytes(chat_reader_header(tmp_path / "h.gguf", tensors=1).read_bytes() + os.urandom(4096))
+    assert "not usable as the reader" in one_error_line(assistant("models", "use", str(broken), env=env))
     truncated = tmp_path / "cut.gguf"
     truncated.write_bytes(empty.read_bytes()[:40])
     assert "truncated" in one_error_line(assistant("models", "use", str(truncated), env=env))

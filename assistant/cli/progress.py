@@ -1,4 +1,5 @@
-"""The rich progress bar that index commands feed with index_builder Progress reports."""
+"""The rich progress bars: index commands feed theirs with index_builder Progress reports;
+`models pull` feeds its download bar with bytes."""
 from __future__ import annotations
 
 from ..sizes import human_size
@@ -38,5 +39,5 @@ def download_bar():
     from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                TransferSpeedColumn)
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    TimeRemainingColumn(), transient=False)
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(binary_units=True),
+                    TransferSpeedColumn(), TimeRemainingColumn(), transient=False)
