@@ -104,6 +104,8 @@ def remote_file(repo: str, filename: str, *, offline: bool, if_offline: str) -> 
             get_session().head(url, headers=build_hf_headers(), allow_redirects=False, timeout=PROBE_TIMEOUT_S)
         except (requests.ConnectionError, requests.Timeout) as exc:
             raise OfflineError(f"cannot reach {endpoint} ({_reason(exc)}): {if_offline}") from None
+        except requests.RequestException as exc:  # e.g. HF_ENDPOINT without http(s)://
+            raise ModelError(f"cannot use the hub address {endpoint} ({_reason(exc)}); check HF_ENDPOINT") from None
         try:
             meta = get_hf_file_metadata(url, timeout=PROBE_TIMEOUT_S[1], endpoint=endpoint)
         except GatedRepoError:

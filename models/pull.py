@@ -16,7 +16,7 @@ from .installed import Installed, downloads_dir, name_for, record
 class PullEvents:
     """What a front end shows while pulling (all optional)."""
 
-    start: Callable[[RemoteFile, int], None] | None = None  # (file, bytes already here)
+    start: Callable[[RemoteFile, int], None] | None = None  # (file, bytes already here: size when complete)
     progress: Callable[[int, int], None] | None = None
     verify: Callable[[int, int], None] | None = None
     done: Callable[[Path], None] | None = None
@@ -38,7 +38,8 @@ def _fetch(repo: str, filename: str, folder: Path, offline: bool, hint: str, eve
     remote = remote_file(repo, filename, offline=offline, if_offline=hint)
     if events.start:
         partial = partial_file(folder, remote)
-        events.start(remote, partial.stat().st_size if partial and partial.exists() else 0)
+        complete = (folder / filename).is_file() and (folder / filename).stat().st_size == remote.size
+        events.start(remote, remote.size if complete else partial.stat().st_size if partial else 0)
     path = download(remote, folder, on_progress=events.progress, on_verify=events.verify)
     if events.done:
         events.done(path)

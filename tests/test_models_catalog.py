@@ -91,3 +91,17 @@ def test_hashes_match_the_hubs_definitions(tmp_path):
     assert RemoteFile("o/r", "f", "c", 1, "a" * 64).hash_kind == "sha256"
     assert RemoteFile("o/r", "f", "c", 1, "b" * 40).hash_kind == "git-sha1"
     assert RemoteFile("o/r", "f", "c", 1, "W/xyz").hash_kind == ""
+
+
+def test_a_gpu_found_by_nvidia_smi_changes_the_recommendation(tmp_path, monkeypatch):
+    from models.machine import this_machine
+
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 81559'\necho 'NVIDIA T4, 15360'\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    machine = this_machine()
+    assert machine.gpu_name == "NVIDIA H100 80GB HBM3" and 79 < machine.gpu_vram_gb < 80
+    assert recommend(machine.ram_gb, machine.gpu_vram_gb).entry.name == "qwen2.5-7b"
+    tool.write_text("#!/bin/sh\nexit 9\n")  # a driver that does not answer: no GPU, no error
+    assert this_machine().gpu_name == ""

@@ -77,7 +77,7 @@ def test_pull_repo_file_downloads_verifies_and_records(tmp_path, hub, env):
     sent = hub.sent
     again = assistant("models", "pull", REPO, FILE, env=env)
     assert again.returncode == 0, again.stderr
-    assert hub.sent == sent
+    assert hub.sent == sent and "already here" in again.stdout
 
 
 def test_a_dropped_connection_resumes_with_a_range_request(tmp_path, hub, env):
@@ -143,7 +143,9 @@ def _closed_port() -> int:
 def test_no_network_is_one_line_within_seconds(env):
     env = dict(env, HF_ENDPOINT=f"http://127.0.0.1:{_closed_port()}")
     started = time.monotonic()
-    line = one_error_line(assistant("models", "pull", "qwen2.5-coder-1.5b", env=env))
+    result = assistant("models", "pull", "qwen2.5-coder-1.5b", env=env)
+    line = one_error_line(result)
+    assert result.stdout == ""  # no empty progress bar either
     assert time.monotonic() - started < 15  # Python and the CLI start in ~2 s; huggingface_hub alone retries for ~45 s
     assert "cannot reach" in line and "connection refused" in line
     assert "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" in line and "assistant models add" in line

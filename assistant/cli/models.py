@@ -142,8 +142,12 @@ def _pull_events(bar):
     tasks = {}
 
     def start(remote, already):
-        resumed = f" (resuming at {megabytes(already)})" if already else ""
-        typer.echo(f"downloading {remote.repo}/{remote.filename} ({megabytes(remote.size)}){resumed}")
+        if already == remote.size:
+            typer.echo(f"{remote.repo}/{remote.filename} is already here ({megabytes(remote.size)}); checking it")
+        else:
+            resumed = f" (resuming at {megabytes(already)})" if already else ""
+            typer.echo(f"downloading {remote.repo}/{remote.filename} ({megabytes(remote.size)}){resumed}")
+        bar.start()  # only now: an error before the first file leaves just its one line
         tasks["download"] = bar.add_task(remote.filename, total=remote.size, completed=already)
         tasks["verify"] = None
 
@@ -156,6 +160,11 @@ def _pull_events(bar):
         bar.update(tasks["verify"], completed=done)
 
     return PullEvents(start=start, progress=progress, verify=verify)
+
+
+def _stop(bar) -> None:
+    if bar.live.is_started:  # stopping a bar that never started still prints an empty line
+        bar.stop()
 
 
 @models_app.command("pull")
@@ -180,16 +189,18 @@ def pull(
     if filename is None and entry is None:
         raise ModelError(unknown_name_message(name))
     bar = download_bar()
+    events = _pull_events(bar)
     try:
-        with bar:
-            events = _pull_events(bar)
-            if entry is not None:
-                model = pull_entry(entry, settings.data_dir, offline=_user_offline(), events=events)
-            else:
-                model = pull_gguf(name, filename, settings.data_dir, offline=_user_offline(), events=events)
+        if entry is not None:
+            model = pull_entry(entry, settings.data_dir, offline=_user_offline(), events=events)
+        else:
+            model = pull_gguf(name, filename, settings.data_dir, offline=_user_offline(), events=events)
     except KeyboardInterrupt:
+        _stop(bar)
         typer.echo("interrupted: the part already downloaded is kept; run the same command to resume", err=True)
         raise typer.Exit(130) from None
+    finally:
+        _stop(bar)
     if model.role == "reader":
         typer.echo(f"pulled {model.name}: {model.path} (hash checked)")
         typer.echo(f"make it the reader: assistant models use {model.name}")
@@ -221,6 +232,8 @@ def use(name_or_path: str = typer.Argument(..., help="An installed model's name 
     config = set_values({"reader": str(path.resolve())})
     typer.echo(f"reader: {model.name} ({header.name or header.architecture}, {path.resolve()}); "
                f"written to {config}")
+    if os.environ.get("ASSISTANT_READER"):  # the environment outranks the config file
+        typer.echo(f"note: ASSISTANT_READER={os.environ['ASSISTANT_READER']} still overrides it; unset it")
 
 
 @models_app.command("add")
