@@ -9,7 +9,7 @@ from typing import Callable
 from .catalog import CatalogEntry
 from .download import RemoteFile, download, file_url, hub_endpoint, megabytes, partial_file, remote_file
 from .errors import ModelError
-from .installed import Installed, downloads_dir, name_for, record
+from .installed import Installed, downloads_dir, find_installed, name_for, record
 
 
 @dataclass
@@ -48,6 +48,8 @@ def _fetch(repo: str, filename: str, folder: Path, offline: bool, hint: str, eve
 
 def pull_entry(entry: CatalogEntry, data_dir: Path, *, offline: bool, events: PullEvents | None = None) -> Installed:
     """Every file of a catalog entry; a reader is recorded by its GGUF, a judge base by its folder."""
+    if offline and (done := _installed_offline(data_dir, entry.name)):
+        return done
     events = events or PullEvents()
     folder = downloads_dir(data_dir, entry.repo)
     hint = _offline_hint(entry, folder)
@@ -72,6 +74,8 @@ def pull_gguf(repo: str, filename: str, data_dir: Path, *, offline: bool, events
                          f"file list is at {hub_endpoint()}/{repo}/tree/main)")
     folder = downloads_dir(data_dir, repo)
     target = folder / filename
+    if offline and (done := _installed_offline(data_dir, name_for(target))):
+        return done
     hint = (f"on a machine with internet download {file_url(repo, filename)}, put it at {target}, "
             f"then run: assistant models add {target}")
     path, remote = _fetch(repo, filename, folder, offline, hint, events or PullEvents())
@@ -79,6 +83,12 @@ def pull_gguf(repo: str, filename: str, data_dir: Path, *, offline: bool, events
     model = Installed(name_for(path), str(path), "reader", "pulled", repo, _sha256(remote), remote.size)
     record(data_dir, model)
     return model
+
+
+def _installed_offline(data_dir: Path, name: str) -> Installed | None:
+    """Offline, a model pulled (and checked) before is simply there: no error for it."""
+    model = find_installed(data_dir, name)
+    return model if model is not None and model.source == "pulled" and model.exists else None
 
 
 def _sha256(remote: RemoteFile) -> str:

@@ -78,6 +78,8 @@ def test_pull_repo_file_downloads_verifies_and_records(tmp_path, hub, env):
     again = assistant("models", "pull", REPO, FILE, env=env)
     assert again.returncode == 0, again.stderr
     assert hub.sent == sent and "already here" in again.stdout
+    offline = assistant("models", "pull", REPO, FILE, env=dict(env, HF_HUB_OFFLINE="1"))
+    assert offline.returncode == 0 and "assistant models use tiny-chat-q4" in offline.stdout  # already installed
 
 
 def test_a_dropped_connection_resumes_with_a_range_request(tmp_path, hub, env):
