@@ -53,7 +53,9 @@ def hub():
 @pytest.fixture
 def env(tmp_path, hub):
     (tmp_path / "config.toml").touch()
-    return dict(os.environ, ASSISTANT_DATA_DIR=str(tmp_path / "data"), ASSISTANT_CONFIG=str(tmp_path / "config.toml"),
+    # run() notes the user's HF_HUB_OFFLINE in this variable; an in-process CLI test may have left it set
+    base = {k: v for k, v in os.environ.items() if k != "ASSISTANT_USER_HF_HUB_OFFLINE"}
+    return dict(base, ASSISTANT_DATA_DIR=str(tmp_path / "data"), ASSISTANT_CONFIG=str(tmp_path / "config.toml"),
                 HF_ENDPOINT=hub.url, HF_HUB_OFFLINE="0", TRANSFORMERS_OFFLINE="0", HF_HUB_DISABLE_TELEMETRY="1",
                 HF_TOKEN="", ASSISTANT_N_THREADS="1", OMP_NUM_THREADS="1")
 
