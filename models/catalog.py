@@ -69,10 +69,10 @@ def recommend(ram_gb: float, gpu_vram_gb: float = 0.0, catalog: list[CatalogEntr
     for entry in readers:
         if entry.gpu:
             if gpu_vram_gb >= entry.vram_gb:
-                return Recommendation(entry, f"a GPU with {gpu_vram_gb:.0f} GB holds it "
-                                             f"(needs {entry.vram_gb:g} GB)")
+                return Recommendation(entry, f"needs a GPU with {entry.vram_gb:g} GB, this one has "
+                                             f"{gpu_vram_gb:.0f} GB")
             continue
         if ram_gb >= entry.ram_gb:
-            return Recommendation(entry, f"fits in {ram_gb:.0f} GB of RAM (needs {entry.ram_note})")
+            return Recommendation(entry, f"needs {entry.ram_note}, this machine has {ram_gb:.0f} GB")
     return Recommendation(None, f"{ram_gb:.1f} GB of RAM is too little for the catalog's readers; "
                                 "keep the bundled SmolLM2-135M")
