@@ -2,6 +2,7 @@
 record it as installed. Offline, the error line says what to download and where to put it."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -10,6 +11,8 @@ from .catalog import CatalogEntry
 from .download import RemoteFile, download, file_url, hub_endpoint, megabytes, partial_file, remote_file
 from .errors import ModelError
 from .installed import Installed, downloads_dir, find_installed, name_for, record
+
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")  # the hub's repo ids
 
 
 @dataclass
@@ -67,11 +70,13 @@ def pull_entry(entry: CatalogEntry, data_dir: Path, *, offline: bool, events: Pu
 
 def pull_gguf(repo: str, filename: str, data_dir: Path, *, offline: bool, events: PullEvents | None = None) -> Installed:
     """Any GGUF file of any hub repository (`models pull OWNER/REPO FILE.gguf`)."""
-    if repo.count("/") != 1 or not all(repo.split("/")):
+    if not _REPO.match(repo) or ".." in repo:
         raise ModelError(f"'{repo}' is not a hub repository: write it as OWNER/NAME, e.g. bartowski/Qwen2.5-3B-Instruct-GGUF")
     if not filename.lower().endswith(".gguf"):
         raise ModelError(f"'{filename}' is not a .gguf file: readers must be GGUF files (the repository's "
                          f"file list is at {hub_endpoint()}/{repo}/tree/main)")
+    if filename.startswith("/") or any(part in ("", ".", "..") for part in filename.split("/")):
+        raise ModelError(f"'{filename}' is not a file name inside a repository")
     folder = downloads_dir(data_dir, repo)
     target = folder / filename
     if offline and (done := _installed_offline(data_dir, name_for(target))):

@@ -184,11 +184,14 @@ def test_use_refuses_files_that_are_not_gguf_chat_models(tmp_path, env):
     assert (tmp_path / "config.toml").read_text() == ""  # nothing was written
 
 
-def test_bad_pull_arguments_are_one_line(env):
+def test_bad_pull_arguments_are_one_line(tmp_path, env):
     assert "not in the catalog" in one_error_line(assistant("models", "pull", "gpt-5", env=env))
     assert "not a .gguf file" in one_error_line(assistant("models", "pull", REPO, "weights.bin", env=env))
     assert "OWNER/NAME" in one_error_line(assistant("models", "pull", "no-slash", "x.gguf", env=env))
     assert "has no file" in one_error_line(assistant("models", "pull", REPO, "missing.gguf", env=env))
+    assert "OWNER/NAME" in one_error_line(assistant("models", "pull", "../..", "x.gguf", env=env))
+    assert "not a file name inside" in one_error_line(assistant("models", "pull", REPO, "../../x.gguf", env=env))
+    assert not (tmp_path / "x.gguf").exists() and not (tmp_path / "data" / "x.gguf").exists()
 
 
 @pytest.mark.real_models
