@@ -212,8 +212,9 @@ def pull(
 
 @models_app.command("use")
 def use(name_or_path: str = typer.Argument(..., help="An installed model's name (see `assistant models list`) or a .gguf file.")) -> None:
-    """Make a model the default reader (written to config.toml), after checking that it is a GGUF
-    chat model that loads and runs on this machine.
+    """Make a model the default reader (config.toml) once it proves a GGUF chat model that runs here.
+
+    Checks: the GGUF header, a chat template, and the reader's load-and-decode self-check.
 
     Example: assistant models use qwen2.5-coder-1.5b
     """
