@@ -236,7 +236,8 @@ def test_pull_the_judge_base_fetches_every_file_and_names_the_next_step(tmp_path
     entry = find_entry("flan-t5-large")
     for name in entry.files:
         hub.files[f"{entry.repo}/{name}"] = fake_hub.HubFile(f"contents of {name}\n".encode())
-    done = assistant("models", "pull", "flan-t5-large", env=env)
+    unset = {k: v for k, v in env.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    done = assistant("models", "pull", "flan-t5-large", env=unset)  # HF_HUB_OFFLINE not set at all: online
     assert done.returncode == 0, done.stderr
     folder = tmp_path / "data" / "downloads" / entry.repo
     assert sorted(p.name for p in folder.iterdir() if p.is_file()) == sorted(entry.files)
