@@ -340,3 +340,20 @@ async def test_switch_strategy_with_the_keyboard_only(tmp_path):
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.spec == "rag" and "strategy rag" in text_of(app, "#status")
+
+
+async def test_settings_offer_the_installed_readers(tmp_path):
+    """A reader recorded by `assistant models pull|add` can be picked; picking it fills Reader."""
+    from gguf_tiny import chat_reader_header
+    from models.installed import Installed, record
+
+    model = chat_reader_header(tmp_path / "picked.gguf")
+    record(tmp_path, Installed("picked", str(model)))
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.press("f2")
+        screen = app.screen
+        picker = screen.query_one("#installed-reader", Select)
+        picker.value = str(model)
+        await pilot.pause()
+        assert screen.query_one("#reader", Input).value == str(model)

@@ -52,6 +52,10 @@ class SettingsScreen(ModalScreen[Choice | None]):
                 yield from self._row("Depth", Input(str(s.depth), type="integer", compact=True, id="depth"))
                 yield from self._row("Reader", Input(str(s.reader or ""), compact=True, id="reader",
                                                      placeholder="a .gguf file; empty: bundled SmolLM2"))
+                installed = _installed_readers(s)
+                if installed:  # pulled or added with `assistant models pull|add`; picking one fills Reader
+                    yield from self._row("Installed", Select(installed, prompt="pick an installed reader",
+                                                             compact=True, id="installed-reader"))
                 yield from self._row("Judge", Select([(j, j) for j in JUDGES], allow_blank=False, compact=True,
                                                      value=s.judge if s.judge in JUDGES else "reader",
                                                      id="judge"))
@@ -73,6 +77,10 @@ class SettingsScreen(ModalScreen[Choice | None]):
         if self.app.is_headless:  # a still cursor keeps snapshots deterministic
             for field in self.query(Input):
                 field.cursor_blink = False
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "installed-reader" and event.value not in (Select.BLANK, Select.NULL):
+            self.query_one("#reader", Input).value = str(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -107,6 +115,16 @@ class SettingsScreen(ModalScreen[Choice | None]):
         settings = replace(self.settings.with_overrides(k=k, depth=depth, judge=judge),
                            reader=Path(reader).expanduser() if reader else None)
         return Choice(spec, settings)
+
+
+def _installed_readers(settings: Settings) -> list[tuple[str, str]]:
+    """(name, file) of the readers `assistant models pull|add` recorded whose files still exist."""
+    from models.installed import load_installed
+
+    try:
+        return [(m.name, m.path) for m in load_installed(settings.data_dir) if m.role == "reader" and m.exists]
+    except AssistantError:
+        return []
 
 
 def _integer(name: str, text: str) -> int:

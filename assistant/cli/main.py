@@ -56,6 +56,8 @@ def usage_error_line(exc: typer.TyperException) -> str:
 
 
 def run() -> None:
+    # Libraries stay off the network; `models pull` goes online unless the user set offline mode.
+    os.environ.setdefault("ASSISTANT_USER_HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", ""))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

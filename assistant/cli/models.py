@@ -1,18 +1,21 @@
-"""`assistant models ...`: which model serves each role, and turning a T5 checkpoint into the judge."""
+"""`assistant models ...`: which model serves each role, pulling and choosing readers, and turning a
+T5 checkpoint into the judge."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-models_app = typer.Typer(help="Show the models in use; export a T5 checkpoint as the judge.",
+models_app = typer.Typer(help="Show, pull and choose models; export a T5 checkpoint as the judge.",
                          no_args_is_help=True)
 
 
 @models_app.command("list")
 def list_models() -> None:
-    """Each role's model, file, size, backend and device.
+    """Each role's model, file, size, backend and device; the installed readers (the active one
+    marked); the catalog `models pull` knows; and the reader recommended for this machine.
 
     Example: assistant models list
     """
@@ -20,13 +23,17 @@ def list_models() -> None:
 
     from .. import service
 
-    for role, row in service.model_rows(load_settings()):
+    settings = load_settings()
+    for role, row in service.model_rows(settings):
         if isinstance(row, str):
             typer.echo(f"{role:9} missing: {row}")
             continue
         typer.echo(f"{role:9} {row.pop('model')}")
         for key, value in row.items():
             typer.echo(f"  {key:10} {value}")
+    from .models_catalog import show_readers_and_catalog
+
+    show_readers_and_catalog(settings)
 
 
 @models_app.command("export-judge")
@@ -51,3 +58,133 @@ def export_judge(
     typer.echo(f"exported {'int8' if int8 else 'fp32'} judge: {folder} ({folder_size(folder) / 2**20:.1f} MB)")
     if use:
         typer.echo(f"registered as the judge in {register(folder)} (judge = \"t5\")")
+
+
+def _user_offline() -> bool:
+    """HF_HUB_OFFLINE as the user set it (run() sets it for every other library, after noting it)."""
+    value = os.environ.get("ASSISTANT_USER_HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", ""))
+    return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def _pull_events(bar):
+    from models.download import megabytes
+    from models.pull import PullEvents
+
+    tasks = {}
+
+    def start(remote, already):
+        if already == remote.size:
+            typer.echo(f"{remote.repo}/{remote.filename} is already here ({megabytes(remote.size)}); checking it")
+        else:
+            resumed = f" (resuming at {megabytes(already)})" if already else ""
+            typer.echo(f"downloading {remote.repo}/{remote.filename} ({megabytes(remote.size)}){resumed}")
+        bar.start()  # only now: an error before the first file leaves just its one line
+        tasks["download"] = bar.add_task(remote.filename, total=remote.size, completed=already)
+        tasks["verify"] = None
+
+    def progress(done, total):
+        bar.update(tasks["download"], completed=done, total=total)
+
+    def verify(done, total):
+        if tasks["verify"] is None:
+            tasks["verify"] = bar.add_task("checking hash", total=total)
+        bar.update(tasks["verify"], completed=done)
+
+    return PullEvents(start=start, progress=progress, verify=verify)
+
+
+def _stop(bar) -> None:
+    if bar.live.is_started:  # stopping a bar that never started still prints an empty line
+        bar.stop()
+
+
+@models_app.command("pull")
+def pull(
+    name: str = typer.Argument(..., help="A catalog name (see `assistant models list`), or OWNER/REPO of any GGUF on the hub."),
+    filename: Optional[str] = typer.Argument(None, help="With OWNER/REPO: the .gguf file to download."),
+) -> None:
+    """Download a model from the Hugging Face hub, resumably, and check it against the hub's hash.
+
+    Examples: assistant models pull qwen2.5-coder-1.5b ·
+    assistant models pull bartowski/Qwen2.5-3B-Instruct-GGUF Qwen2.5-3B-Instruct-Q4_K_M.gguf
+    """
+    from models.catalog import find_entry, unknown_name_message
+    from models.config import load_settings
+    from models.errors import ModelError
+    from models.pull import pull_entry, pull_gguf
+
+    from .progress import download_bar
+
+    settings = load_settings()
+    entry = None if filename else find_entry(name)
+    if filename is None and entry is None:
+        raise ModelError(unknown_name_message(name))
+    bar = download_bar()
+    events = _pull_events(bar)
+    try:
+        if entry is not None:
+            model = pull_entry(entry, settings.data_dir, offline=_user_offline(), events=events)
+        else:
+            model = pull_gguf(name, filename, settings.data_dir, offline=_user_offline(), events=events)
+    except KeyboardInterrupt:
+        _stop(bar)
+        typer.echo("interrupted: the part already downloaded is kept; run the same command to resume", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        _stop(bar)
+    if model.role == "reader":
+        typer.echo(f"pulled {model.name}: {model.path} (hash checked)")
+        typer.echo(f"make it the reader: assistant models use {model.name}")
+    else:
+        typer.echo(f"pulled {model.name} into {model.path} (hashes checked)")
+        if entry is not None and entry.next:
+            typer.echo(f"make it the judge: {entry.next.format(folder=model.path)}")
+
+
+@models_app.command("use")
+def use(name_or_path: str = typer.Argument(..., help="An installed model's name (see `assistant models list`) or a .gguf file.")) -> None:
+    """Make a model the default reader (config.toml) once it proves a GGUF chat model that runs here.
+
+    Checks: the GGUF header, a chat template, and the reader's load-and-decode self-check.
+
+    Example: assistant models use qwen2.5-coder-1.5b
+    """
+    from models.config import load_settings
+    from models.installed import Installed, name_for, record
+    from models.reader_choice import check_reader, resolve
+
+    from ..judge_training.user_config import set_values
+
+    settings = load_settings(config_may_be_missing=True)
+    path, model = resolve(name_or_path, settings.data_dir)
+    header = check_reader(path, settings)
+    if model is None:  # a file given by path: remember it, so that list and the app offer it
+        model = Installed(name_for(path), str(path.resolve()), size=path.stat().st_size)
+        record(settings.data_dir, model)
+    config = set_values({"reader": str(path.resolve())})
+    typer.echo(f"reader: {model.name} ({header.name or header.architecture}, {path.resolve()}); "
+               f"written to {config}")
+    if os.environ.get("ASSISTANT_READER"):  # the environment outranks the config file
+        typer.echo(f"note: ASSISTANT_READER={os.environ['ASSISTANT_READER']} still overrides it; unset it")
+
+
+@models_app.command("add")
+def add(
+    path: Path = typer.Argument(..., help="A local .gguf chat model."),
+    name: Optional[str] = typer.Option(None, "--name", help="What to call it (default: the file name)."),
+) -> None:
+    """Register a GGUF file you already have, so that `models list`, `models use NAME` and the app offer it.
+
+    Example: assistant models add ~/Downloads/qwen2.5-1.5b-instruct-q4_k_m.gguf
+    """
+    from models.config import load_settings
+    from models.installed import Installed, name_for, record
+    from models.reader_choice import check_header
+
+    settings = load_settings()
+    path = path.expanduser().resolve()
+    header = check_header(path)
+    model = Installed((name or name_for(path)).strip().lower(), str(path), size=path.stat().st_size)
+    record(settings.data_dir, model)
+    typer.echo(f"added {model.name} ({header.name or header.architecture}, {path}); "
+               f"make it the reader: assistant models use {model.name}")

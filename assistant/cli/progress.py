@@ -1,4 +1,5 @@
-"""The rich progress bar that index commands feed with index_builder Progress reports."""
+"""The rich progress bars: index commands feed theirs with index_builder Progress reports;
+`models pull` feeds its download bar with bytes."""
 from __future__ import annotations
 
 from ..sizes import human_size
@@ -31,3 +32,12 @@ def progress_bar(unit: str = "files"):
         bar.update(task, **progress_fields(progress, unit))
 
     return bar, update
+
+
+def download_bar():
+    """A rich bar for one file's download: bytes done/total, speed and time left; then its hash check."""
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                               TransferSpeedColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(binary_units=True),
+                    TransferSpeedColumn(), TimeRemainingColumn(), transient=False)
