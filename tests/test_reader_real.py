@@ -63,8 +63,12 @@ def test_prefix_cache_reuses_prompt_and_keeps_results(reader):
     finally:
         reader.prefix_cache = True
     assert evaluated_with_cache < evaluated_without
+    # A cached prefix leaves a shorter batch to evaluate, and llama.cpp picks its matmul kernels by
+    # batch size: on AVX-512 EPYC the 4-bit model's log-probs move by ~0.1 (on AMX Xeon by <0.002).
+    # Reusing the wrong cache entry moves them by whole nats and reorders the options.
     for a, b in zip(cached, uncached):
-        np.testing.assert_allclose(a.token_logprobs, b.token_logprobs, atol=2e-3)
+        np.testing.assert_allclose(a.token_logprobs, b.token_logprobs, atol=0.25)
+    assert np.argmax([s.logprob for s in cached]) == np.argmax([s.logprob for s in uncached])
 
 
 def test_sampling_gives_diverse_drafts_and_streaming_matches(reader):
