@@ -190,4 +190,8 @@ def load_settings(*, config_may_be_missing: bool = False, **overrides) -> Settin
         if env:
             values[name] = check_setting(name, env, f"ASSISTANT_{name.upper()}", from_text=True)
     values.update({key: check_setting(key, value) for key, value in overrides.items() if value is not None})
-    return dataclasses.replace(Settings(), **values)
+    settings = dataclasses.replace(Settings(), **values)
+    if settings.min_passages > settings.max_passages:  # each is in range; together they must agree
+        raise ConfigError(f"min_passages = {settings.min_passages} is above max_passages = "
+                          f"{settings.max_passages}; the reader reads at least min and at most max passages")
+    return settings

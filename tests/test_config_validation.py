@@ -134,3 +134,12 @@ def test_ranges_are_declared_once_and_shared_with_the_cli_options():
         for name in ("k", "depth"):
             option = inspect.signature(command).parameters[name].default
             assert (option.min, option.max) == (allowed(name).low, allowed(name).high)
+
+
+def test_min_passages_above_max_passages_is_refused_in_one_line(config, monkeypatch):
+    config.write_text("min_passages = 4\nmax_passages = 4\n")
+    assert (load_settings().min_passages, load_settings().max_passages) == (4, 4)
+    monkeypatch.setenv("ASSISTANT_MIN_PASSAGES", "6")  # each in range, together contradictory
+    with pytest.raises(ConfigError, match=r"^min_passages = 6 is above max_passages = 4; ") as info:
+        load_settings()
+    assert "\n" not in str(info.value)
