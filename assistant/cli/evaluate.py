@@ -48,6 +48,22 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
     return str(service.check_index(Path(corpus)))  # fails clearly when there is no index there
 
 
+def _exclude(examples, files: list[Path]):
+    """The examples less those also in `files`, and a note saying how many left and why."""
+    from models.errors import AssistantError
+
+    from ..evaluation.question_set import questions_in, without
+
+    if not files:
+        return examples, ""
+    kept = without(examples, questions_in(files))
+    if not kept:
+        raise AssistantError(f"--exclude leaves no question: all {len(examples)} appear in "
+                             f"{', '.join(f.name for f in files)}")
+    names = ", ".join(f.name for f in files)
+    return kept, f"{len(examples) - len(kept)} of {len(examples)} questions left out: also in {names}"
+
+
 @eval_app.command("eval")
 def evaluate(
     dataset: Path = typer.Argument(..., help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
@@ -63,6 +79,9 @@ def evaluate(
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default eval-runs/<dataset>)."),
     corpus: str = typer.Option("pooled", "--corpus",
                                help="'pooled' (the dataset's own paragraphs), 'none', or an index folder."),
+    exclude: Optional[list[Path]] = typer.Option(
+        None, "--exclude", help="Leave out questions (by id or text) that also appear in this dataset file, "
+                                "after --limit; repeatable (e.g. a held-out file that must stay unseen)."),
 ) -> None:
     """Evaluate strategies on a dataset: EM, F1, accuracy and cost, side by side.
 
@@ -80,7 +99,7 @@ def evaluate(
 
     specs = split_specs(strategy)
     data = read_dataset(dataset, limit)
-    examples = data.examples
+    examples, excluded_note = _exclude(data.examples, exclude or [])
     settings = load_settings(reader=reader, k=k, depth=depth, judge=judge)
     out_dir = results_folder(out or Path("eval-runs") / dataset.stem)
     reader_name = registry.reader_path(settings).stem
@@ -108,6 +127,7 @@ def evaluate(
     report = markdown_report(
         f"{dataset.name}: {len(examples)} questions, reader {reader_name}", summaries,
         notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"]
+        + ([excluded_note] if excluded_note else [])
         + ([data.skipped_note(dataset.name)] if data.skipped else []))
     (out_dir / f"summary__{reader_name}.md").write_text(report, encoding="utf-8")
     typer.echo(report)

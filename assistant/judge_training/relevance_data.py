@@ -18,7 +18,7 @@ from pathlib import Path
 from models.errors import AssistantError
 
 from ..evaluation.datasets import QAExample, load_dataset
-from ..evaluation.metrics import normalize
+from ..evaluation.question_set import QuestionSet
 
 IRCOT_HOTPOTQA = "hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl"
 REPORT_QUESTIONS = 100  # ircot questions 1-100 are the report set; 101-500 may be trained on
@@ -56,26 +56,6 @@ class Question:
     @property
     def id(self) -> str:
         return f"{self.file}#{self.example.id}"
-
-
-class QuestionSet:
-    """Ids and normalised texts of a set of questions: the membership test of the data rules."""
-
-    def __init__(self, examples=()):
-        self.ids: set[str] = set()
-        self.texts: set[str] = set()
-        for example in examples:
-            self.add(example)
-
-    def add(self, example: QAExample) -> None:
-        self.ids.add(str(example.id))
-        self.texts.add(normalize(example.question))
-
-    def __contains__(self, example: QAExample) -> bool:
-        return str(example.id) in self.ids or normalize(example.question) in self.texts
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
 
 def check_data_dir(data_dir: Path) -> Path:
