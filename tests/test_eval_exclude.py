@@ -52,3 +52,16 @@ def test_eval_says_in_one_line_when_exclude_leaves_nothing_or_names_a_missing_fi
         assert result.returncode == 1, result.stderr
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and expected in lines[0], result.stderr
+
+
+def test_eval_refuses_a_corpus_folder_that_holds_no_index_even_for_closed_book(tmp_path):
+    """`--corpus bogus -s direct` was accepted silently: the typo surfaced only on the next run."""
+    run = write(tmp_path / "run.jsonl", ['{"id": "a", "question": "Who wrote Emma?", "answer": "Austen"}\n'])
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "ASSISTANT_DATA_DIR": str(tmp_path / "data"),
+           "ASSISTANT_CONFIG": "/dev/null", "HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "assistant", "eval", str(run), "-s", "direct",
+                             "--corpus", str(tmp_path / "bogus"), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bogus" in lines[0], result.stderr

@@ -36,6 +36,8 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
     from ..strategies import make_strategy
 
     needs_index = any(make_strategy(s).needs_index for s in specs)
+    if corpus not in ("pooled", "none"):
+        service.check_index(Path(corpus))  # a mistyped folder is an error even when no strategy reads it
     if corpus == "none" or not needs_index:
         return "none"
     if corpus == "pooled":
