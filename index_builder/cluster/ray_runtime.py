@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from models.errors import AssistantError
@@ -28,6 +29,9 @@ def connect(address: str, cpus: int | None = None):
         return ray
     if not address or not address.strip():
         raise AssistantError("--cluster needs an address: local, auto, HOST:6379 or ray://HOST:10001")
+    # Ray starts its processes by fork+exec after lancedb is loaded; lancedb warns about forks,
+    # which do not apply to an exec'd process.
+    warnings.filterwarnings("ignore", message="lancedb fork support")
     kwargs = dict(include_dashboard=False, log_to_driver=False, configure_logging=False,
                   ignore_reinit_error=True)
     try:

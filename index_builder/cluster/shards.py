@@ -163,20 +163,27 @@ def _xml_pieces(dump: Path, part: Part, piece_bytes: int) -> Iterator[Shard]:
                 if start < 0 and block:
                     continue
                 header, buffer = (buffer[:start], buffer[start:]) if start >= 0 else (buffer, b"")
-            if block and len(buffer) < piece_bytes:
-                continue
-            cut = buffer.rfind(_PAGE_END) + len(_PAGE_END) if block else len(buffer)
-            if block and cut < len(_PAGE_END):
-                continue  # a page longer than a piece: read on to its end
-            body, buffer = buffer[:cut], buffer[cut:]
-            if body.strip():
-                yield Shard(part.source, number, "xml", header=header, body=body)
-                number += 1
-            if not block:
-                part.total = number
-                return
+            while (cut := _cut(buffer, piece_bytes)) or not block:
+                body, buffer = (buffer[:cut], buffer[cut:]) if cut else (buffer, b"")
+                if b"<page>" in body:  # not the closing tag alone
+                    yield Shard(part.source, number, "xml", header=header, body=body)
+                    number += 1
+                if not block and not buffer:
+                    part.total = number
+                    return
     finally:
         raw.close()
+
+
+def _cut(buffer: bytes, piece_bytes: int) -> int:
+    """Where a piece of `buffer` ends: after its last </page> within piece_bytes (after the first
+    one beyond, for a page longer than a piece); 0 while the buffer holds less than a piece."""
+    if len(buffer) < piece_bytes:
+        return 0
+    end = buffer.rfind(_PAGE_END, 0, piece_bytes)
+    if end < 0:
+        end = buffer.find(_PAGE_END, piece_bytes)
+    return end + len(_PAGE_END) if end >= 0 else 0
 
 
 def passage_parts(file: Path, per_shard: int = SHARD_PASSAGES) -> list[Part]:
