@@ -23,6 +23,8 @@ app.add_typer(index_app, name="index")
 IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
+ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
+                             "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
 
 
 @contextlib.contextmanager
@@ -149,22 +151,29 @@ def wikipedia(
     index: Optional[Path] = IndexOption,
     limit: Optional[int] = typer.Option(None, "--limit", help="Index at most this many articles."),
     embedder_backend: Optional[str] = BackendOption,
+    cluster: Optional[str] = ClusterOption,
 ) -> None:
     """Index the articles of a Wikipedia dump (redirects and disambiguation pages skipped).
+    With --cluster, DUMP may also be a folder of numbered pages-articles files.
 
     Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
     """
+    from index_builder.cluster import commands
     from index_builder.wikipedia import check_limit, index_wikipedia, open_dump
 
     check_limit(limit)
-    raw, _ = open_dump(dump)  # a bad path or format is reported before any model is loaded
-    raw.close()
+    if cluster is not None:
+        parts = commands.plan("wikipedia", dump, cluster, limit)  # checked before any model loads
+    else:
+        raw, _ = open_dump(dump)  # a bad path or format is reported before any model is loaded
+        raw.close()
     with (_writable_store(index, embedder_backend) as (settings, embedder, store),
           _stop_on_ctrl_c() as should_stop):
-        bar, update = progress_bar("pages")
+        bar, update = progress_bar("shards" if cluster is not None else "pages")
         with bar:
-            summary = index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
-                                      limit=limit)
+            summary = (commands.build(store, settings, parts, cluster, update, should_stop) if cluster is not None
+                       else index_wikipedia(store, embedder, dump, on_progress=update, should_stop=should_stop,
+                                            limit=limit))
     typer.echo(summary.line())
     typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
@@ -174,22 +183,26 @@ def passages(
     file: Path = typer.Argument(..., help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
     index: Optional[Path] = IndexOption,
     embedder_backend: Optional[str] = BackendOption,
+    cluster: Optional[str] = ClusterOption,
 ) -> None:
     """Index a passage file as it is (ids kept), e.g. the DPR Wikipedia passages.
 
     Example: assistant index passages psgs_w100.tsv
     """
+    from index_builder.cluster import commands
     from index_builder.passages import index_passages
     from models.errors import AssistantError
 
     if not file.is_file():
         shown = safe_name(str(file))
         raise AssistantError(f"no such passage file: {shown}" if not file.exists() else f"not a file: {shown}")
+    parts = commands.plan("passages", file, cluster) if cluster is not None else None
     with (_writable_store(index, embedder_backend) as (settings, embedder, store),
           _stop_on_ctrl_c() as should_stop):
-        bar, update = progress_bar("documents")
+        bar, update = progress_bar("shards" if cluster is not None else "documents")
         with bar:
-            summary = index_passages(store, embedder, file, on_progress=update, should_stop=should_stop)
+            summary = (commands.build(store, settings, parts, cluster, update, should_stop) if cluster is not None
+                       else index_passages(store, embedder, file, on_progress=update, should_stop=should_stop))
     typer.echo(summary.line())
     typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
