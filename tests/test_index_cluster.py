@@ -23,6 +23,7 @@ from index_builder.passages import index_passages
 from index_builder.store import META_FILE, IndexStore
 from index_builder.wikipedia import index_wikipedia
 from models.errors import AssistantError
+from test_bad_input_cli import cli, one_error_line  # noqa: F401 (a fixture)
 from test_index_folder import HashEmbedder
 
 ray = pytest.importorskip("ray")
@@ -245,3 +246,22 @@ def test_a_shard_committed_but_not_recorded_is_not_stored_twice(cluster, tmp_pat
     again = on_cluster(index, passage_parts(corpus, per_shard=6))
     assert (again.shards, again.already) == (1, 4)
     assert rows(index) == expected and len(expected) == 30
+
+
+def test_the_cli_builds_on_the_cluster_and_says_what_to_install_without_ray(cluster, cli, monkeypatch, tmp_path):
+    from index_builder.cluster import commands
+    from models import registry
+
+    monkeypatch.setattr(registry, "get_embedder", lambda settings: HashEmbedder())
+    monkeypatch.setattr(commands, "embedder_factory", lambda settings: HashEmbedder)
+    dump = DATA / "mediawiki_xml" / "tinywiki-latest-pages-articles.xml"
+    if not dump.is_file():
+        pytest.skip("shared tinywiki dump not present")
+    code, out, err = cli("index", "wikipedia", str(dump), "--cluster", "local", "--index", str(tmp_path / "i"))
+    assert code == 0, err
+    assert re.search(r"1 shards built on \d+ workers, 0 already committed; 6 documents, \d+ passages", out), out
+    code, out, _ = cli("index", "status", "--index", str(tmp_path / "i"))
+    assert "wikipedia" in out and "incomplete" not in out
+    monkeypatch.setitem(sys.modules, "ray", None)
+    line = one_error_line(cli("index", "passages", str(dump), "--cluster", "local", "--index", str(tmp_path / "i")))
+    assert 'pip install -e ".[cluster]"' in line
