@@ -38,7 +38,9 @@ needs_enwiki = pytest.mark.skipif(not ENWIKI.is_file(), reason="shared enwiki du
 def cluster():
     from index_builder.cluster.ray_runtime import connect
 
-    connected = connect("local", cpus=2)
+    # One logical GPU (no real one needed): builds that use it take the GPU route (CPU tasks parse,
+    # a GPU worker embeds); the hash embedder has no model to move to CUDA.
+    connected = connect("local", cpus=2, gpus=1)
     yield connected.get_runtime_context().gcs_address
     connected.shutdown()
 
@@ -52,9 +54,9 @@ def rows(path: Path) -> list[tuple]:
     return sorted(tuple(r.values()) for r in table.to_pylist())
 
 
-def on_cluster(path: Path, parts, **kwargs):
+def on_cluster(path: Path, parts, workers: int | None = 2, use_gpus: bool = False, **kwargs):
     with new_store(path) as store:
-        return build_on_cluster(store, parts, HashEmbedder, "local", workers=2, **kwargs)
+        return build_on_cluster(store, parts, HashEmbedder, "local", workers=workers, use_gpus=use_gpus, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +79,13 @@ def test_enwiki_on_two_workers_gives_the_single_machine_rows(cluster, enwiki_sin
     assert summary.skipped.get("redirects", 0) >= 1
     again = on_cluster(tmp_path / "index", wikipedia_parts(ENWIKI, xml_bytes=1 << 20))
     assert again.shards == 0 and again.passages == 0 and "nothing to do" in again.line()
+
+
+@needs_enwiki
+def test_with_a_gpu_cpu_tasks_parse_and_the_gpu_worker_embeds_the_same_rows(cluster, enwiki_single, tmp_path):
+    summary = on_cluster(tmp_path / "index", wikipedia_parts(ENWIKI, xml_bytes=1 << 20), workers=None, use_gpus=True)
+    assert (summary.workers, summary.gpus) == (1, 1) and "1 worker on GPUs" in summary.line()
+    assert rows(tmp_path / "index") == enwiki_single
 
 
 KILLED_DRIVER = textwrap.dedent("""
@@ -259,7 +268,8 @@ def test_the_cli_builds_on_the_cluster_and_says_what_to_install_without_ray(clus
         pytest.skip("shared tinywiki dump not present")
     code, out, err = cli("index", "wikipedia", str(dump), "--cluster", "local", "--index", str(tmp_path / "i"))
     assert code == 0, err
-    assert re.search(r"1 shards built on \d+ workers, 0 already committed; 6 documents, \d+ passages", out), out
+    assert re.search(r"1 shards built on \d+ workers?( on GPUs)?, 0 already committed; 6 documents, \d+ passages",
+                     out), out
     code, out, _ = cli("index", "status", "--index", str(tmp_path / "i"))
     assert "wikipedia" in out and "incomplete" not in out
     monkeypatch.setitem(sys.modules, "ray", None)

@@ -36,6 +36,7 @@ class ClusterSummary:
     documents: int = 0
     passages: int = 0
     seconds: float = 0.0
+    worker_seconds: float = 0.0  # summed over shards: what the workers spent building them
     skipped: dict[str, int] = field(default_factory=dict)
     ended_early: str = ""
     notes: list[str] = field(default_factory=list)
@@ -43,7 +44,7 @@ class ClusterSummary:
 
     def line(self) -> str:
         rate = self.passages / self.seconds if self.seconds else 0.0
-        kind = f"{self.workers} workers" + (f" ({self.gpus} GPU)" if self.gpus else "")
+        kind = f"{self.workers} worker{'s' if self.workers != 1 else ''}" + (" on GPUs" if self.gpus else "")
         skipped = ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items())) or "none"
         text = (f"{self.shards} shards built on {kind}, {self.already} already committed; {self.documents} "
                 f"documents, {self.passages} passages written ({rate:.0f} passages/s); skipped: {skipped}")
@@ -62,7 +63,7 @@ class _ShardWorker:
         self.embedder = make_embedder()
         self.tables = tables
         model = getattr(self.embedder, "model", None)
-        if model is not None and hasattr(model, "to") and _gpu_ids():
+        if model is not None and hasattr(model, "to") and _gpu_ids() and _cuda():
             model.to("cuda")
 
     def build(self, shard: Shard, parsed: ShardResult | None = None) -> ShardResult:
@@ -76,6 +77,14 @@ def _gpu_ids() -> list:
     import ray
 
     return ray.get_gpu_ids()
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
 
 
 def parse_shard(shard: Shard) -> tuple[Shard, ShardResult]:
@@ -123,10 +132,12 @@ def _start_records(store: IndexStore, parts: list[Part]) -> tuple[list[Part], di
 
 def build_on_cluster(store: IndexStore, parts: list[Part], make_embedder: Callable, address: str,
                      workers: int | None = None, on_progress: ProgressCallback | None = None,
-                     should_stop: StopCheck | None = None, cpus: int | None = None) -> ClusterSummary:
+                     should_stop: StopCheck | None = None, cpus: int | None = None,
+                     use_gpus: bool = True) -> ClusterSummary:
     """Build `parts` into `store` on the Ray cluster at `address` ("local" starts one with `cpus`
-    cores). `make_embedder` is called once in each worker. `workers` defaults to the cluster's
-    GPUs, or else its CPUs."""
+    cores). `make_embedder` is called once in each worker. Where the cluster has GPUs (and
+    `use_gpus`), CPU tasks parse and one worker per GPU embeds; else `workers` (default: the
+    cluster's CPUs) do both."""
     ray = connect(address, cpus)
     summary = ClusterSummary()
     store.hold_write_lock(reload_meta=True)
@@ -140,8 +151,12 @@ def build_on_cluster(store: IndexStore, parts: list[Part], make_embedder: Callab
     store.remove_orphan_passages()
     uncertain = {(s, n) for s, r in records.items() for n in r["committing"]}
     cpu_count, gpu_count = cluster_shape(ray)
+    gpu_count = gpu_count if use_gpus else 0
     summary.gpus = gpu_count
     summary.workers = workers or gpu_count or max(1, cpu_count)
+    # A GPU worker embeds faster than one core parses: keep enough shards in flight that every
+    # CPU has one to parse.
+    in_flight = max(IN_FLIGHT_PER_WORKER, cpu_count // summary.workers + 1) if gpu_count else IN_FLIGHT_PER_WORKER
     tables = _table_info(store)
     actor = ray.remote(_ShardWorker).options(
         num_cpus=1, num_gpus=1 if gpu_count else 0, max_restarts=WORKER_RESTARTS,
@@ -151,7 +166,8 @@ def build_on_cluster(store: IndexStore, parts: list[Part], make_embedder: Callab
              if gpu_count else None)
     progress = Progress(total_files=None)
     try:
-        _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, on_progress, should_stop)
+        _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, on_progress, should_stop,
+             in_flight)
     finally:
         for handle in pool:
             ray.kill(handle)
@@ -180,7 +196,8 @@ def _shards(todo: list[Part], records: dict, summary: ClusterSummary) -> Iterato
             yield shard
 
 
-def _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, on_progress, should_stop):
+def _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, on_progress, should_stop,
+             in_flight):
     from .commit import commit_results, shard_result
 
     shards = _shards(todo, records, summary)
@@ -189,7 +206,7 @@ def _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, o
     exhausted = False
     while True:
         stopping = bool(should_stop and should_stop())
-        while not exhausted and not stopping and min(load.values()) < IN_FLIGHT_PER_WORKER:
+        while not exhausted and not stopping and min(load.values()) < in_flight:
             shard = next(shards, None)
             if shard is None:
                 exhausted = True
@@ -217,6 +234,7 @@ def _run(ray, store, todo, records, pool, parse, uncertain, summary, progress, o
                 summary.shards += 1
                 summary.documents += result.documents
                 summary.passages += result.passages
+                summary.worker_seconds += result.seconds
                 summary.peak_rss_mb[result.worker_pid] = max(result.peak_rss_mb,
                                                              summary.peak_rss_mb.get(result.worker_pid, 0.0))
                 for why, n in result.skipped.items():

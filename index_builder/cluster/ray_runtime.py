@@ -21,9 +21,10 @@ def require_ray():
     return ray
 
 
-def connect(address: str, cpus: int | None = None):
+def connect(address: str, cpus: int | None = None, gpus: int | None = None):
     """Join the cluster at `address` ("auto", "HOST:6379", "ray://HOST:10001"), or start a local
-    one with this machine's cores ("local"). Returns the ray module; idempotent in one process."""
+    one with this machine's cores ("local"; `cpus` and `gpus` override what Ray detects). Returns
+    the ray module; idempotent in one process."""
     ray = require_ray()
     if ray.is_initialized():
         return ray
@@ -40,7 +41,7 @@ def connect(address: str, cpus: int | None = None):
             # helpers), not whatever an installed copy holds.
             paths = [p for p in sys.path if p and Path(p).is_dir()]
             os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-            ray.init(num_cpus=cpus or os.cpu_count() or 1, **kwargs)
+            ray.init(num_cpus=cpus or os.cpu_count() or 1, num_gpus=gpus, **kwargs)
         else:
             ray.init(address=address, **kwargs)
     except AssistantError:

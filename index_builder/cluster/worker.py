@@ -144,6 +144,18 @@ def _passage_batches(docs: Iterator[Document], embedder, schema: pa.Schema, resu
         yield flush()
 
 
+def peak_rss_mb() -> float:
+    """This worker's peak resident memory (VmHWM: ru_maxrss would carry a forking parent's peak)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def build_shard(shard: Shard, embedder, tables: dict, parsed: ShardResult | None = None) -> ShardResult:
     """Parse, chunk, embed and write one shard as uncommitted fragments. `tables` holds each
     table's uri, schema and data storage version (from the driver). `parsed`: what the parse
@@ -168,6 +180,6 @@ def build_shard(shard: Shard, embedder, tables: dict, parsed: ShardResult | None
                                     data_storage_version=documents["version"])
         result.document_fragments = [json.dumps(f.to_json()) for f in fragments]
     result.seconds = time.monotonic() - started
-    result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result.peak_rss_mb = peak_rss_mb()
     result.worker_pid = os.getpid()
     return result
