@@ -116,11 +116,15 @@ def _start_records(store: IndexStore, parts: list[Part]) -> tuple[list[Part], di
         record = info.get("cluster") if isinstance(info.get("cluster"), dict) else None
         if record and record.get("plan") == part.plan:
             if not info.get("incomplete"):
+                part.total = part.total or record.get("shards")
                 continue  # built completely by an earlier cluster run
-        elif record or store.documents.count_rows(f"source = {_quote(part.source)}"):
-            how = "on a cluster from another version of the file" if record else "without --cluster"
-            raise AssistantError(f"{part.source} is already in the index (built {how}); remove it first with "
-                                 f"`assistant index remove {part.source}`, or update it without --cluster")
+        elif record:
+            raise AssistantError(f"{part.source} is already in the index from a cluster build of another version "
+                                 "of the file, or of the folder it lies in; run that command again, or remove it "
+                                 f"first with `assistant index remove {part.source}`")
+        elif store.documents.count_rows(f"source = {_quote(part.source)}"):
+            raise AssistantError(f"{part.source} is already in the index (built without --cluster); remove it first "
+                                 f"with `assistant index remove {part.source}`, or update it without --cluster")
         else:
             record = {"plan": part.plan}
         record.setdefault("done", [])
@@ -153,7 +157,8 @@ def build_on_cluster(store: IndexStore, parts: list[Part], make_embedder: Callab
     cpu_count, gpu_count = cluster_shape(ray)
     gpu_count = gpu_count if use_gpus else 0
     summary.gpus = gpu_count
-    summary.workers = workers or gpu_count or max(1, cpu_count)
+    # One embedding worker per GPU (a worker asking for a GPU that is not there would wait forever).
+    summary.workers = min(workers or gpu_count, gpu_count) if gpu_count else workers or max(1, cpu_count)
     # A GPU worker embeds faster than one core parses: keep enough shards in flight that every
     # CPU has one to parse.
     in_flight = max(IN_FLIGHT_PER_WORKER, cpu_count // summary.workers + 1) if gpu_count else IN_FLIGHT_PER_WORKER

@@ -75,8 +75,9 @@ def wikipedia_parts(dump: Path, xml_bytes: int = SHARD_XML_BYTES,
     raw.close()
     dump = dump.resolve()
     index = multistream_index(dump)
-    if index is not None:
-        return [_multistream_part(dump, index, streams_per_shard)]
+    offsets = stream_offsets(index) if index is not None else []
+    if offsets and offsets[0] > 0:  # Wikimedia's: the head in a stream of its own, before the pages
+        return [_multistream_part(dump, offsets, streams_per_shard)]
     part = Part(dump_source(dump), "wikipedia", _stat_plan(dump, cut="xml", bytes=xml_bytes), lambda: iter(()))
     part.shards = lambda: _xml_pieces(dump, part, xml_bytes)
     return [part]
@@ -125,8 +126,7 @@ def stream_offsets(index: Path) -> list[int]:
     return offsets
 
 
-def _multistream_part(dump: Path, index: Path, per_shard: int) -> Part:
-    offsets = stream_offsets(index)
+def _multistream_part(dump: Path, offsets: list[int], per_shard: int) -> Part:
     size = dump.stat().st_size
     with dump.open("rb") as fh:  # the first stream holds <mediawiki> and <siteinfo>, no pages
         head = bz2.decompress(fh.read(offsets[0])) if offsets[0] else b""
@@ -134,7 +134,7 @@ def _multistream_part(dump: Path, index: Path, per_shard: int) -> Part:
     source = dump_source(dump)
     starts = offsets[::per_shard]
     ranges = list(zip(starts, starts[1:] + [size]))
-    plan = _stat_plan(dump, cut="streams", streams=per_shard, index=_stat_plan(index)["size"])
+    plan = _stat_plan(dump, cut="streams", streams=per_shard, index=len(offsets))
 
     def shards() -> Iterator[Shard]:
         for number, (start, end) in enumerate(ranges):
