@@ -254,7 +254,8 @@ def _command_for(name: str, source: dict) -> str:
     if kind == "dataset":
         return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
     command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    return f"assistant index {command} {safe_name(name)}"
+    cluster = " --cluster ADDRESS" if source.get("cluster") else ""  # begun on a Ray cluster
+    return f"assistant index {command} {safe_name(name)}{cluster}"
 
 
 @index_app.command("remove")
