@@ -63,7 +63,8 @@ class _ShardWorker:
         self.embedder = make_embedder()
         self.tables = tables
         model = getattr(self.embedder, "model", None)
-        if model is not None and hasattr(model, "to") and _gpu_ids() and _cuda():
+        torch_model = getattr(self.embedder, "backend", "torch") == "torch"  # ONNX runs where it was made
+        if model is not None and hasattr(model, "to") and torch_model and _gpu_ids() and _cuda():
             model.to("cuda")
 
     def build(self, shard: Shard, parsed: ShardResult | None = None) -> ShardResult:
