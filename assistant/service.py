@@ -82,6 +82,13 @@ class IndexWriter:
         return INDEXERS[kind](self.store, self.embedder, Path(path).expanduser(), on_progress=on_progress,
                               should_stop=should_stop, **options)
 
+    def add_on_cluster(self, plan: list, address: str, on_progress: ProgressCallback | None = None,
+                       should_stop: StopCheck | None = None):
+        """Build the planned shards (`plan_cluster`) on a Ray cluster; this process commits them."""
+        from index_builder.cluster import commands
+
+        return commands.build(self.store, self.settings, plan, address, on_progress, should_stop)
+
     def watch_folder(self, folder: Path, should_stop: StopCheck, **options) -> Iterator:
         """A folder's summary each time something under it changes, until should_stop()."""
         from watchfiles import watch
@@ -121,6 +128,14 @@ def check_source(kind: str | None, path: Path, **options) -> tuple[str, Path]:
     from index_builder.indexers import check, choose
 
     return choose(path) if kind is None else (kind, check(kind, path, **options))
+
+
+def plan_cluster(kind: str, path: Path, address: str, limit: int | None = None) -> list:
+    """The shards of a dump or passage file for a cluster build, checked (Ray installed, a sane
+    address, a readable file) before any model loads; every bad input is one line."""
+    from index_builder.cluster import commands
+
+    return commands.plan(kind, Path(path).expanduser(), address, limit)
 
 
 def add_source(settings: Settings, path: Path, kind: str | None = None,
@@ -207,4 +222,5 @@ def rebuild_command(name: str, source: dict) -> str:
     if kind == "dataset":
         return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
     command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    return f"assistant index {command} {safe_name(name)}"
+    cluster = " --cluster ADDRESS" if source.get("cluster") else ""  # begun on a Ray cluster
+    return f"assistant index {command} {safe_name(name)}{cluster}"

@@ -179,11 +179,28 @@ def _documents(records: Iterator[Record], source: str) -> Iterator[Document]:
         yield make(run)
 
 
+def record_reader(file: Path):
+    """read_jsonl or read_tsv for `file`, after checking that it is a passage file; else one line."""
+    file = check_passage_file(file)
+    return read_tsv if file.suffix.lower() == ".tsv" else read_jsonl
+
+
+def open_passage_file(file: Path):
+    return file.open("r", encoding="utf-8-sig", newline="")
+
+
+def file_documents(records: Iterator[Record], summary: PassageSummary, source: str) -> Iterator[Document]:
+    """A passage file's records as documents, repeated ids dropped: what both the single-machine
+    path and the cluster's driver index."""
+    return _documents(unique_ids(records, summary), source)
+
+
 def index_passages(store: IndexStore, embedder, file: Path,
                    on_progress: ProgressCallback | None = None,
                    should_stop: StopCheck | None = None) -> PassageSummary:
     file = check_passage_file(file)
     shown = safe_name(str(file))
+    reader = record_reader(file)
     source = safe_name(str(file.resolve()))  # a name that is not UTF-8 is stored escaped
     summary = PassageSummary()
     store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
@@ -192,11 +209,10 @@ def index_passages(store: IndexStore, embedder, file: Path,
     current: set[str] = set()
     progress = Progress(total_bytes=file.stat().st_size)
     try:
-        fh = file.open("r", encoding="utf-8-sig", newline="")
-        reader = read_tsv if file.suffix.lower() == ".tsv" else read_jsonl
+        fh = open_passage_file(file)
 
         def changed() -> Iterator[Document]:
-            for doc in _documents(unique_ids(reader(fh, summary), summary), source):
+            for doc in file_documents(reader(fh, summary), summary, source):
                 progress.files_done += 1
                 progress.bytes_done = fh.buffer.tell()
                 progress.current = doc.title

@@ -105,6 +105,12 @@ def embedding_text(doc: Document, text: str, section: str) -> str:
     return f"{head}: {text}" if head else text
 
 
+def document_record(doc: Document, passages: int) -> DocumentRecord:
+    """The documents-table row that commits a document's `passages` passages."""
+    return DocumentRecord(doc.doc_id, valid_text(doc.source), valid_text(doc.path), _bounded(doc.title),
+                          doc.content_hash, doc.size, doc.mtime, passages)
+
+
 class _Batches:
     """Passages waiting to be embedded and written together, and the documents they complete.
 
@@ -144,8 +150,7 @@ class _Batches:
         vectors = self.embedder.encode([embedding_text(d, c.text, c.section) for d, _, c in self.items]) \
             if self.items else []
         rows = [passage_row(d, n, c, v, self.open.get(d.doc_id)) for (d, n, c), v in zip(self.items, vectors)]
-        records = [DocumentRecord(d.doc_id, valid_text(d.source), valid_text(d.path), _bounded(d.title),
-                                  d.content_hash, d.size, d.mtime, count) for d, count in self.complete]
+        records = [document_record(d, count) for d, count in self.complete]
         for doc_id, staged in promote:  # the old version goes only now, then the new one takes its id
             self.store.remove_documents([doc_id])
             self.store.rename_doc_id(staged, doc_id)

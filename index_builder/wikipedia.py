@@ -41,7 +41,7 @@ class WikiSummary:
         return line
 
 
-def _is_dump_error(exc: Exception) -> bool:
+def is_dump_error(exc: Exception) -> bool:
     """Errors of reading a truncated or damaged dump (bz2, XML, mwxml), not of our own code."""
     return (isinstance(exc, (OSError, EOFError)) or type(exc).__module__.startswith(("xml", "mwxml", "mwtypes"))
             or (isinstance(exc, ValueError) and "compressed" in str(exc).lower()))
@@ -51,6 +51,12 @@ def check_limit(limit: int | None) -> None:
     """None is no limit; 0 or less would silently mean everything or nothing."""
     if limit is not None and limit < 1:
         raise AssistantError(f"--limit must be at least 1 (a number of articles), got {limit}")
+
+
+def dump_source(dump: Path) -> str:
+    """The source name a dump is recorded under (and its passage ids derive from): its resolved
+    path, escaped when not UTF-8, as folders are."""
+    return safe_name(str(Path(dump).expanduser().resolve()))
 
 
 def url_title(title: str) -> str:
@@ -95,23 +101,54 @@ class _WithSiteinfo:
         return self._stream.read(size)
 
 
+def article_text(page) -> tuple[str, str]:
+    """(wikitext, "") for an article page; ("", reason) for a page that is not indexed. Shared
+    by the single-machine path and the cluster's shard workers, so both skip the same pages."""
+    if page.namespace != 0:
+        return "", "not articles"
+    revision = next(iter(page), None)
+    text = (revision.text if revision is not None else "") or ""
+    if page.redirect or is_redirect(text):
+        return "", "redirects"
+    if is_disambiguation(page.title, text):
+        return "", "disambiguation pages"
+    return text, ""
+
+
+def article_document(source: str, title: str, text: str, replaces: bool = False) -> Document | None:
+    """The article as a Document of cleaned sections; None when no text is left."""
+    sections = article_sections(text)
+    if not sections:
+        return None
+    return Document(source=source, path=url_title(title), title=title, sections=sections,
+                    content_hash=content_hash(text.encode("utf-8")), size=len(text), replaces=replaces)
+
+
+def read_pages(stream, source: str):
+    """mwxml's page iterator over an XML stream; an unreadable head is one line."""
+    import mwxml
+
+    try:
+        return mwxml.Dump.from_file(_WithSiteinfo(stream))
+    except Exception as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise AssistantError(f"cannot read dump {source}: {first}") from None
+
+
 def index_wikipedia(store: IndexStore, embedder, dump: Path,
                     on_progress: ProgressCallback | None = None,
                     should_stop: StopCheck | None = None,
                     limit: int | None = None) -> WikiSummary:
-    import mwxml
-
     check_limit(limit)
     raw, stream = open_dump(dump)
     dump = Path(dump).expanduser().resolve()
-    source = safe_name(str(dump))  # a name that is not UTF-8 is stored escaped, as folders are
+    source = dump_source(dump)
     summary = WikiSummary()
     try:
-        pages = mwxml.Dump.from_file(_WithSiteinfo(stream))
-    except Exception as exc:
+        pages = read_pages(stream, source)
+    except AssistantError:
         raw.close()
-        first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise AssistantError(f"cannot read dump {source}: {first}") from None
+        raise
     store.begin_source(source, "wikipedia")
     store.remove_orphan_passages()
     known = store.documents_of(source)  # empty on a fresh build: nothing grows with the dump
@@ -127,7 +164,7 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
         try:
             yield from readable_articles()
         except Exception as exc:
-            if isinstance(exc, AssistantError) or not _is_dump_error(exc):
+            if isinstance(exc, AssistantError) or not is_dump_error(exc):
                 raise
             summary.ended_early = (str(exc).splitlines() or [type(exc).__name__])[0]
 
@@ -140,33 +177,24 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
             progress.bytes_done = raw.tell()
             progress.current = page.title
             progress.report(on_progress)
-            if page.namespace != 0:
-                skip("not articles")
-                continue
-            revision = next(iter(page), None)
-            text = (revision.text if revision is not None else "") or ""
-            if page.redirect or is_redirect(text):
-                skip("redirects")
-                continue
-            if is_disambiguation(page.title, text):
-                skip("disambiguation pages")
+            text, reason = article_text(page)
+            if reason:
+                skip(reason)
                 continue
             path = url_title(page.title)
             taken += 1
             if known:
                 seen.add(path)
-            digest = content_hash(text.encode("utf-8"))
             record = known.get(path)
-            if record and record.content_hash == digest:
+            if record and record.content_hash == content_hash(text.encode("utf-8")):
                 summary.unchanged += 1
                 continue
-            sections = article_sections(text)
-            if not sections:
+            doc = article_document(source, page.title, text, replaces=record is not None)
+            if doc is None:
                 skip("empty articles")
                 continue
             summary.articles += 1
-            yield Document(source=source, path=path, title=page.title, sections=sections,
-                           content_hash=digest, size=len(text), replaces=record is not None)
+            yield doc
 
     try:
         summary.passages = write_documents(store, embedder, articles(), progress, on_progress, should_stop)

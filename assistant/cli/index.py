@@ -22,6 +22,8 @@ index_app = typer.Typer(help="Build and inspect the document index.", no_args_is
 IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
+ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
+                             "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
 
 
 @contextlib.contextmanager
@@ -121,18 +123,36 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
 
+def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optional[str], address: str,
+                    limit: Optional[int] = None) -> None:
+    """Index a dump or a passage file on a Ray cluster: planned and checked first, then shards."""
+    plan = service.plan_cluster(kind, path, address, limit)  # checked before any model loads
+    settings = _settings(index, backend)
+    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+        bar, update = progress_bar("shards")
+        with bar:
+            summary = writer.add_on_cluster(plan, address, on_progress=update, should_stop=should_stop)
+    typer.echo(summary.line())
+    typer.echo(f"index: {safe_name(str(settings.index_path))}")
+
+
 @index_app.command("wikipedia")
 def wikipedia(
     dump: Path = typer.Argument(..., help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
     index: Optional[Path] = IndexOption,
     limit: Optional[int] = typer.Option(None, "--limit", help="Index at most this many articles."),
     embedder_backend: Optional[str] = BackendOption,
+    cluster: Optional[str] = ClusterOption,
 ) -> None:
     """Index the articles of a Wikipedia dump (redirects and disambiguation pages skipped).
+    With --cluster, DUMP may also be a folder of numbered pages-articles files.
 
     Example: assistant index wikipedia enwiki-latest-pages-articles1.xml.bz2
     """
-    _add_file("wikipedia", dump, index, embedder_backend, "pages", limit=limit)
+    if cluster is not None:
+        _add_on_cluster("wikipedia", dump, index, embedder_backend, cluster, limit)
+    else:
+        _add_file("wikipedia", dump, index, embedder_backend, "pages", limit=limit)
 
 
 @index_app.command("passages")
@@ -140,12 +160,16 @@ def passages(
     file: Path = typer.Argument(..., help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
     index: Optional[Path] = IndexOption,
     embedder_backend: Optional[str] = BackendOption,
+    cluster: Optional[str] = ClusterOption,
 ) -> None:
     """Index a passage file as it is (ids kept), e.g. the DPR Wikipedia passages.
 
     Example: assistant index passages psgs_w100.tsv
     """
-    _add_file("passages", file, index, embedder_backend, "documents")
+    if cluster is not None:
+        _add_on_cluster("passages", file, index, embedder_backend, cluster)
+    else:
+        _add_file("passages", file, index, embedder_backend, "documents")
 
 
 @index_app.command("dataset")
