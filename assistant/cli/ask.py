@@ -65,7 +65,7 @@ def ask(
     from ..runner import build_context, run_question
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..strategies.refeed import with_refeed_options
-    from .render import answer_block, trace_line
+    from .render import TraceWriter, answer_block
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -73,15 +73,17 @@ def ask(
                              relevance_judge=relevance_judge)
     chosen = make_strategy(with_refeed_options(strategy or DEFAULT_STRATEGY, drafts, ensemble))
     ctx = build_context(settings, chosen)
+    steps = TraceWriter()
     for event in run_question(question, chosen, ctx):
         if as_json:
             if not isinstance(event, Token):
                 typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
-        elif isinstance(event, Answer):
+            continue
+        lines = steps.lines(event)  # also notes whether a check changed the answer
+        if trace:
+            for line in lines:
+                typer.echo(line)
+        if isinstance(event, Answer):
             if trace:
                 typer.echo("")
-            typer.echo(answer_block(event))
-        elif trace:
-            line = trace_line(event)
-            if line:
-                typer.echo(line)
+            typer.echo(answer_block(event, steps.narrator.revised))
