@@ -92,6 +92,8 @@ class QuestionInput(Input):
 class AssistantApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "Offline assistant"
+    ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # below 24 rows: no header, a 1-row question box
     # No bare letter acts here: a key typed outside the question box must not lose work.
     # Short labels: the legend fits 60 columns; F1 lists every key.
     BINDINGS = [
@@ -154,7 +156,7 @@ class AssistantApp(App):
                 yield AnswerPanel(id="answer")
                 yield DetailPanel(id="detail")
         yield Static("", id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#steps").border_title = "Steps"
@@ -179,6 +181,17 @@ class AssistantApp(App):
         self.update_status("ready")
         self.query_one(QuestionInput).focus()
         self.set_interval(1.0, self._tick)
+
+    def push_screen(self, screen, *args, **kwargs):
+        """A pushed screen takes the size classes at once (Textual sets them at its first resize,
+        which a dialog opened in a steady terminal does not get)."""
+        target = self.get_screen(screen) if isinstance(screen, str) else screen
+        for low, name in self.VERTICAL_BREAKPOINTS:
+            target.set_class(name == self._size_class(), name)
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _size_class(self) -> str:
+        return [name for low, name in self.VERTICAL_BREAKPOINTS if self.size.height >= low][-1]
 
     # -- what is remembered across restarts ----------------------------------------------------
     def _restore_session(self) -> None:

@@ -33,7 +33,7 @@ def keys_table() -> Table:
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(ratio=1)
     for key, what in KEYS:
-        table.add_row(key, what)
+        table.add_row(Text(key), Text(what))  # Text: "[n]" is not markup
     return table
 
 
