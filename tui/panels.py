@@ -235,12 +235,13 @@ class AnswerPanel(VerticalScroll):
         self.scroll_home(animate=False)
 
     def show_first_run(self, index_path: str) -> None:
-        out = Text("Your index is empty", "bold yellow")
-        out.append(f" (nothing indexed at {index_path} yet).\n\n" if index_path else ".\n\n")
-        out.append("Press F3, type a folder of your documents (for example examples/docs) and press Enter. "
-                   "Then ask here.\n\n")
-        out.append("Without an index the reader can still answer from memory: F2, strategy direct. "
+        out = Text("Your index is empty. ", "bold yellow")
+        out.append("Press F3, type a folder of your documents (e.g. examples/docs) and press Enter; "
+                   "then ask here.\n\n")
+        out.append("Without an index the reader answers from memory alone: F2, strategy direct. "
                    "F1 lists every key.", "dim")
+        if index_path:
+            out.append(f"\n\nIndex folder: {index_path}", "dim")
         self.text_widget.update(out)
 
     def show_error(self, message: str, hint: str, kind: str = "error") -> None:
