@@ -39,13 +39,17 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+def stem(word: str) -> str:
+    """A plural or third-person "s" off, so "leads" in the question covers "lead" in the answer."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def key_tokens(sentence: str, question: str = "") -> list[str]:
-    """The sentence's content words; those the question already holds are dropped unless that
-    leaves nothing (an answer that repeats the question is supported by its own words)."""
-    words = [w for w in dict.fromkeys(normalise(sentence).split()) if w not in STOPWORDS]
-    asked = set(normalise(question).split())
-    new = [w for w in words if w not in asked]
-    return new or words
+    """The sentence's content words that the question does not already hold (stemmed). An answer
+    that only repeats the question has none, and is cited nowhere rather than anywhere."""
+    asked = {stem(w) for w in normalise(question).split()}
+    words = dict.fromkeys(stem(w) for w in normalise(sentence).split() if w not in STOPWORDS)
+    return [w for w in words if w not in asked]
 
 
 @dataclass
@@ -56,11 +60,12 @@ class Attribution:
     marked_text: str = ""
 
 
-def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]]) -> list[int]:
+def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],
+                min_keys: int = 1) -> list[int]:
     """Indices of the passages that support one sentence, best first; [] when none does."""
     whole = normalise(sentence)
     keys = key_tokens(sentence, question)
-    if not keys or NO_ANSWER.match(whole):  # "yes", "unknown": no passage holds that as evidence
+    if len(keys) < min_keys or NO_ANSWER.match(whole):  # "yes", "unknown": no passage holds that as evidence
         return []
     containing = [i for i, text in enumerate(texts) if f" {whole} " in f" {text} "]
     if containing:
@@ -79,7 +84,21 @@ def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: 
 
 
 def sentences(text: str) -> list[str]:
-    return [s for s in SENTENCE_END.split(" ".join(text.split())) if s]
+    """The answer's sentences; a fragment of fewer than two words ("1.", "Yes.") joins the next."""
+    out, pending = [], ""
+    for piece in SENTENCE_END.split(" ".join(text.split())):
+        piece = f"{pending} {piece}".strip()
+        if len(re.findall(r"[^\W\d_]+", piece)) < 2:
+            pending = piece
+        else:
+            out.append(piece)
+            pending = ""
+    if pending:
+        if out:
+            out[-1] = f"{out[-1]} {pending}"
+        else:
+            out.append(pending)
+    return out
 
 
 def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attribution:
@@ -87,13 +106,16 @@ def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attributi
     on, with each sentence followed by the markers of its sources."""
     given = list(given)
     texts = [normalise(f"{p.title} {p.text}") for p in given]
-    token_sets = [set(t.split()) for t in texts]
+    token_sets = [{stem(w) for w in t.split()} for t in texts]
     cited: list[Passage] = []
     numbers: dict[str, int] = {}
     marked = []
-    for sentence in sentences(answer):
+    parts = sentences(answer)
+    # in a longer answer a sentence with one new word ("She is the lead.") leans on the one before
+    min_keys = 1 if len(parts) == 1 else 2
+    for sentence in parts:
         markers = []
-        for i in _supporting(sentence, question, texts, token_sets):
+        for i in _supporting(sentence, question, texts, token_sets, min_keys):
             passage = given[i]
             if passage.id not in numbers:
                 cited.append(passage)

@@ -36,7 +36,11 @@ def passage_name(passage: Passage) -> str:
     where = passage.path or passage.title or passage.id
     if "/" in where or "\\" in where:
         where = PurePath(where).name or where
-    return f"{where}, page {passage.page}" if passage.page else where
+    if passage.page:
+        where += f", page {passage.page}"
+    if passage.section and passage.section != passage.title:  # one file, several passages: which part
+        where += f" › {short(passage.section, 30)}"
+    return where
 
 
 def score_vs(score: float | None, threshold: float | None) -> str:
@@ -52,7 +56,7 @@ def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
     first, plus, rest = resolved_by.partition("+")
     phrase = RESOLVED.get(first, first.replace("-", " ") or "-")
     if plus and rest == "refined":
-        phrase += ", then revised against more passages" if revised else ", then checked against more passages"
+        phrase += ", then revised against a second look-up" if revised else ", then checked against a second look-up"
     return phrase
 
 
@@ -146,7 +150,7 @@ class StepNarrator:
         if e.kind == "pipeline.stage":
             self.revised = True
             if d.get("stage") == 2:
-                return "Step 2: check the answer against more passages (ReFeed)"
+                return "Step 2: check the answer against a second look-up (ReFeed)"
             return "Step 1: look up passages, judge them, split the question if needed (RA-ISF)"
         if e.kind == "refeed.drafts":
             drafts = d.get("drafts", [])
@@ -178,7 +182,7 @@ class StepNarrator:
 
     def _decision(self, d: dict) -> str:
         draft, refined = d.get("draft", {}), d.get("refined", {})
-        checked = f"Checked the draft against {self.checked_against} more passages"
+        checked = f"Checked the draft against {self.checked_against} passages"
         if same_text(draft.get("text", ""), refined.get("text", "")):
             self.revised = False
             return f"{checked}; the revision says the same, so the answer stands"

@@ -144,3 +144,21 @@ def test_trace_is_plain_language_with_file_names_and_thresholds(monkeypatch, tmp
     assert "Kept 1 of 4 passages (judge score ≥ 0.50)" in out
     for internal in ("refeed.", "pipeline.stage", "p=", "+refined"):
         assert internal not in out, internal
+
+
+def test_a_list_number_is_not_a_sentence_and_a_pronoun_sentence_cites_nothing():
+    """Seen with SmolLM2 on examples/docs: "1." was cited to a passage holding "Heron-1", and
+    "She is the lead of the project." to Otter's passage ("its lead is")."""
+    heron = Passage(id="h", text="Project Heron is led by the marine engineer Mira Okafor. The first buoy, "
+                                 "Heron-1, was launched in 2023.", path="projects/heron.md")
+    otter = Passage(id="o", text="Project Otter is an underwater camera sled; its lead is Tomas Lind.",
+                    path="projects/otter.md")
+    cited = attribute("1. The project leader is Mira Okafor, the marine engineer. She is the lead of the project.",
+                      "Who leads Project Heron?", [heron, otter])
+    assert [p.id for p in cited.cited] == ["h"]
+    assert cited.marked_text == ("1. The project leader is Mira Okafor, the marine engineer. [1] "
+                                 "She is the lead of the project.")
+
+
+def test_an_answer_that_only_repeats_the_question_cites_nothing():
+    assert attribute("Project Heron.", "Is it Project Heron or Project Otter?", given("heron", "otter")).cited == []

@@ -269,7 +269,7 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
         assert set(refeed) == {"refeed.drafts", "refeed.feedback", "refeed.decision"}
         decision = refeed["refeed.decision"]
         # the fake reader revises to the same words: no "kept the refinement" claim
-        assert str(decision.label) == ("Checked the draft against 5 more passages; the revision says the same, "
+        assert str(decision.label) == ("Checked the draft against 5 passages; the revision says the same, "
                                        "so the answer stands")
         tree.focus()
         tree.move_cursor(decision)
@@ -277,7 +277,7 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
         detail = text_of(app, "#detail-text")
         assert "Draft: Mira Okafor leads Project Heron.  (confidence 0.60)" in detail and "{" not in detail
         answer = next(n for n in tree.root.children if isinstance(n.data, Answer))
-        assert "then checked against more passages" in str(answer.label)
+        assert "then checked against a second look-up" in str(answer.label)
         # a feedback passage opens with its full text, though the event only carries its id
         feedback = refeed["refeed.feedback"]
         assert str(feedback.label) == "Gathered 5 passages to check the draft against"

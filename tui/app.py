@@ -481,15 +481,15 @@ class AssistantApp(App):
         if not self.asking and not indexing:
             self.exit()
             return
-        what = "An answer is being worked on" if self.asking else "A folder is being indexed"
+        what = "An answer is being worked on. Quit anyway?" if self.asking else \
+            "A folder is being indexed. Quit anyway? (adding the same folder again resumes)"
 
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.stop_all_and_exit()
 
         if not isinstance(self.screen, ConfirmScreen):
-            self.push_screen(ConfirmScreen(f"{what}. Quit anyway? (indexing resumes when the same folder "
-                                           "is added again)"), confirmed)
+            self.push_screen(ConfirmScreen(what), confirmed)
 
     def stop_all_and_exit(self) -> None:
         """Ask running work to stop between steps, then leave; the worker threads end on their own."""
