@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -24,14 +23,17 @@ from models.errors import AssistantError, Interrupted, ModelError
 from assistant.events import Answer, Event, Started, Token
 from assistant.strategies import DEFAULT_STRATEGY
 
+from .app_session import SessionKeys
 from .backend import Backend
-from .help_screen import HelpScreen
 from .index_screen import ConfirmScreen, IndexScreen
-from .panels import AnswerPanel, DetailPanel, answer_as_text
+from .panels import AnswerPanel, DetailPanel
+from .question_input import QuestionInput
 from .session_store import SessionStore
 from .settings_screen import Choice, SettingsScreen
 from .steps import StepTree
-from .transcript import Exchange, TranscriptScreen
+from .transcript import Exchange
+
+__all__ = ["AssistantApp", "AnswerPanel", "DetailPanel", "QuestionInput", "StepTree", "run_app"]
 
 DEFAULT_SPEC = DEFAULT_STRATEGY  # the same default as `assistant ask`
 
@@ -47,49 +49,18 @@ def hint_for(message: str, exc: Exception | None = None) -> str:
     return ""
 
 
-class QuestionInput(Input):
-    """The question line, with ↑/↓ through the questions asked before."""
-
-    BINDINGS = [Binding("up", "history(-1)", "Previous", show=False),
-                Binding("down", "history(1)", "Next", show=False)]
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.history: list[str] = []
-        self._position = 0
-
-    def restore(self, questions: list[str]) -> None:
-        self.history = list(questions)
-        self._position = len(self.history)
-
-    def remember(self, question: str) -> None:
-        if question and (not self.history or self.history[-1] != question):
-            self.history.append(question)
-        self._position = len(self.history)
-
-    def _on_paste(self, event) -> None:
-        """A multi-line paste becomes one question (Input alone keeps only its first line)."""
-        lines = [line.strip() for line in event.text.splitlines() if line.strip()]
-        if len(lines) < 2:
-            return  # Input's own handler (called next, by Textual) pastes one line
-        event.prevent_default()
-        event.stop()
-        selection = self.selection
-        if selection.is_empty:
-            self.insert_text_at_cursor(" ".join(lines))
-        else:
-            self.replace(" ".join(lines), *selection)
-        self.app.notify(f"Pasted {len(lines)} lines as one question.", timeout=3)
-
-    def action_history(self, step: int) -> None:
-        if not self.history:
-            return
-        self._position = max(0, min(len(self.history), self._position + step))
-        self.value = self.history[self._position] if self._position < len(self.history) else ""
-        self.cursor_position = len(self.value)
+def typed_folder(text: str) -> Path | None:
+    """The folder a "question" names, when it is one (a path, not a sentence)."""
+    if "/" not in text and not text.startswith("~"):
+        return None
+    try:
+        path = Path(text).expanduser()
+        return path.resolve() if path.is_dir() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
-class AssistantApp(App):
+class AssistantApp(SessionKeys, App):
     CSS_PATH = "app.tcss"
     TITLE = "Offline assistant"
     ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
@@ -193,32 +164,6 @@ class AssistantApp(App):
     def _size_class(self) -> str:
         return [name for low, name in self.VERTICAL_BREAKPOINTS if self.size.height >= low][-1]
 
-    # -- what is remembered across restarts ----------------------------------------------------
-    def _restore_session(self) -> None:
-        if not self._remember:
-            return
-        self.store = SessionStore(self._state_dir or self.settings.data_dir)
-        remembered = self.store.load()
-        self.query_one(QuestionInput).restore(remembered.questions)
-        if remembered.spec and not self._spec_given:
-            try:
-                self.backend.make_strategy(remembered.spec)
-                self.spec = remembered.spec
-            except AssistantError:
-                pass  # a strategy this version no longer has: the default
-        values = dict(remembered.settings)
-        reader = values.pop("reader", None)
-        try:
-            settings = self.settings.with_overrides(**{k: v for k, v in values.items() if v is not None})
-            self.settings = replace(settings, reader=Path(reader) if reader else settings.reader)
-        except (AssistantError, TypeError, ValueError):
-            self.notify("The settings saved last time are not valid any more; using the defaults.",
-                        severity="warning")
-
-    def _save_questions(self) -> None:
-        if self.store is not None:
-            self.store.save_questions(self.query_one(QuestionInput).history)
-
     # -- the index, as the status line and the first-run message show it -----------------------
     def refresh_index_line(self) -> None:
         try:
@@ -276,8 +221,18 @@ class AssistantApp(App):
             self.notify("Still answering the last question; Esc stops it.", severity="warning")
             return
         question_input = self.query_one(QuestionInput)
-        question_input.remember(question)
         question_input.value = ""
+        folder = typed_folder(question)
+        if folder is not None:  # the shortest way to an index: type the folder where you are
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.call_later(self.add_folder, folder)
+                else:
+                    question_input.value = question
+
+            self.push_screen(ConfirmScreen(f"{folder} is a folder. Add it to the index?"), confirmed)
+            return
+        question_input.remember(question)
         self._save_questions()
         self.ask(question)
 
@@ -396,54 +351,6 @@ class AssistantApp(App):
             self._stop_ask.set()
             self.on_assistant_app_ask_ended(self.AskEnded(self._stop_ask, stopped=True))
 
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
-
-    def action_copy_answer(self) -> None:
-        answer = self.query_one(AnswerPanel).answer
-        if answer is None:
-            self.notify("No answer to copy yet.", severity="warning", timeout=3)
-            return
-        self.copy_to_clipboard(answer_as_text(answer))
-        self.notify(f"Copied the answer and its {len(answer.citations)} source(s).", timeout=3)
-
-    def action_copy_selection(self) -> None:
-        """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
-        selected = self.screen.get_selected_text()
-        if selected:
-            self.copy_to_clipboard(selected)
-            self.notify("Copied the selected text.", timeout=3)
-        else:
-            self.notify("Nothing selected. Ctrl+Y copies the answer; Ctrl+Q quits.", timeout=4)
-
-    def action_transcript(self) -> None:
-        def chosen(index: int | None) -> None:
-            if index is not None and index < len(self.exchanges):
-                self.show_exchange(index)
-
-        self.push_screen(TranscriptScreen(self.exchanges, self.shown), chosen)
-
-    def show_exchange(self, index: int) -> None:
-        """Show a past question's steps and answer again (the one being answered stays live)."""
-        if self.asking and index != len(self.exchanges) - 1:
-            self.notify("Wait for the answer or stop it (Esc) before going back.", severity="warning")
-            return
-        if self.asking:
-            return  # it is already on screen, and still growing
-        exchange = self.exchanges[index]
-        self.shown = index
-        tree, panel = self.query_one(StepTree), self.query_one(AnswerPanel)
-        tree.start(exchange.question)
-        for event in exchange.events:
-            tree.add_event(event)
-        tree._fold_finished_retrievals()
-        panel.reset()
-        if exchange.answer is not None:
-            panel.show_answer(exchange.answer)
-        else:
-            panel.show_error(exchange.ending or "no answer", "", kind="stopped")
-        self.query_one(DetailPanel).show(None)
-
     def action_focus_question(self) -> None:
         self.query_one(QuestionInput).focus()
 
@@ -467,13 +374,22 @@ class AssistantApp(App):
 
         self.push_screen(SettingsScreen(self.backend, self.spec, self.settings), chosen)
 
-    def action_index(self) -> None:
+    def action_index(self):
         if self._index_screen is None:
             self._index_screen = IndexScreen(self.backend, self.settings)
             self.install_screen(self._index_screen, "index")
         self._index_screen.settings = self.settings
         if self.screen is not self._index_screen:
-            self.push_screen("index")
+            return self.push_screen("index")
+        return None
+
+    async def add_folder(self, folder: Path) -> None:
+        """Open the index screen and start adding `folder` there, with its progress bar."""
+        mounted = self.action_index()
+        if mounted is not None:
+            await mounted
+        self._index_screen.query_one("#folder", Input).value = str(folder)
+        self._index_screen.start(folder)
 
     async def action_quit(self) -> None:
         """Leave, after asking when an answer or indexing would be cut off."""

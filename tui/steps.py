@@ -78,7 +78,7 @@ class StepTree(Tree):
         if isinstance(event, Token):
             return None
         if not isinstance(event, (Retrieved, Relevance)):
-            self._fold_finished_retrievals()
+            self.fold_finished_retrievals()
         scope = self._scope(event)
         line = self.narrator.line(event)
         handler = getattr(self, f"_on_{event.type}", None)
@@ -96,7 +96,7 @@ class StepTree(Tree):
             node = node.parent
         return True
 
-    def _fold_finished_retrievals(self) -> None:
+    def fold_finished_retrievals(self) -> None:
         """A retrieval stays open while its passages are judged, then folds so that the whole
         run fits on screen; its passages are one Enter (or F4) away."""
         for node in self._open_retrievals:
