@@ -247,3 +247,22 @@ async def test_settings_buttons_and_answer_stats_fit_60x20(tmp_path):
         for button in app.screen.query(Button):
             region = button.region
             assert region.height == 3 and region.bottom <= 20 and region.right <= 60, button.id
+
+
+async def test_a_folder_typed_in_the_question_box_is_added_in_two_keys(tmp_path):
+    folder = make_folder(tmp_path)
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert "Your index is empty" in text_of(app, "#answer-text")
+        app.query_one(QuestionInput).value = str(folder) + "/"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and not app.exchanges  # not asked as a question
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, IndexScreen))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app.screen).startswith("Done: 4 indexed")
+        await pilot.press("escape")
+        assert "index 4 files" in text_of(app, "#status")
+        assert "index is ready" in text_of(app, "#answer-text")

@@ -236,8 +236,8 @@ class AnswerPanel(VerticalScroll):
 
     def show_first_run(self, index_path: str) -> None:
         out = Text("Your index is empty. ", "bold yellow")
-        out.append("Press F3, type a folder of your documents (e.g. examples/docs) and press Enter; "
-                   "then ask here.\n\n")
+        out.append("Type the path of a folder of your documents above (e.g. examples/docs/) and press "
+                   "Enter, or press F3 for the index screen. Then ask here.\n\n")
         out.append("Without an index the reader answers from memory alone: F2, strategy direct. "
                    "F1 lists every key.", "dim")
         if index_path:
