@@ -91,9 +91,10 @@ class StepNarrator:
         return f"Question: {e.question}  (strategy {e.strategy})"
 
     def _self_knowledge(self, e: SelfKnowledge) -> str:
-        verdict = "The reader knows this from memory" if e.knows else \
-            "The reader does not know this from memory; looking it up"
-        return f"{verdict} ({score_vs(e.score, e.threshold)})"
+        # the score comes early: a narrow pane cuts the end of a line
+        if e.knows:
+            return f"Known from memory ({score_vs(e.score, e.threshold)}): answering without looking up"
+        return f"Not known from memory ({score_vs(e.score, e.threshold)}): looking it up"
 
     def _retrieved(self, e: Retrieved) -> str:
         for p in e.passages:
@@ -136,7 +137,7 @@ class StepNarrator:
         else:
             what = f"Answered ({basis})"
         confidence = f" (confidence {e.avg_prob:.2f})" if e.avg_prob is not None else ""
-        return f"{what}: “{short(e.text, 80)}”{confidence}"
+        return f"{what}{confidence}: “{short(e.text, 80)}”"
 
     def _note(self, e: Note) -> str:
         return "Note: " + e.message[:1].upper() + e.message[1:]
@@ -154,7 +155,7 @@ class StepNarrator:
             return "Step 1: look up passages, judge them, split the question if needed (RA-ISF)"
         if e.kind == "refeed.drafts":
             drafts = d.get("drafts", [])
-            listed = "; ".join(f"“{short(x['text'], 50)}” (confidence {x['avg_prob']:.2f})" for x in drafts)
+            listed = "; ".join(f"(confidence {x['avg_prob']:.2f}) “{short(x['text'], 50)}”" for x in drafts)
             return f"Checking {'the draft' if len(drafts) == 1 else f'{len(drafts)} drafts'}: {listed}"
         if e.kind == "refeed.feedback":
             self.checked_against = len(d.get("passages", []))

@@ -53,7 +53,7 @@ async def test_ask_streams_steps_and_answer(tmp_path):
         assert "Mira Okafor leads Project Heron." in answer
         assert "1 reader calls · 1 look-ups" in text_of(app, "#answer-stats")
         labels = [str(n.label) for n in nodes(app.query_one(StepTree))]
-        assert "The reader does not know this from memory; looking it up (score 0.10 < 0.50)" in labels
+        assert "Not known from memory (score 0.10 < 0.50): looking it up" in labels
         assert "Looked up 5 passages for “Who leads Project Heron?”" in labels
         assert "Kept 1 of 5 passages (judge score ≥ 0.50)" in labels
         assert "✓ heron.md (score 0.80 ≥ 0.50)" in labels and "✗ chess.md (score 0.20 < 0.50)" in labels
@@ -90,7 +90,7 @@ async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
         assert all(isinstance(n.data, SubQuestion) for n in subs)
         assert "→ Tomas Lind." in str(subs[1].label)
         inner = [str(c.label) for c in subs[1].children]
-        assert inner[0].startswith("The reader does not know") and inner[-1].startswith("Sub-answer: “Tomas Lind.”")
+        assert inner[0].startswith("Not known from memory") and inner[-1].startswith("Sub-answer: “Tomas Lind.”")
         assert any(isinstance(c.data, Retrieved) and c.data.query == "Who leads Otter?" for c in subs[1].children)
         assert "Mira Okafor and Tomas Lind." in text_of(app, "#answer-text")
 
@@ -264,7 +264,7 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
         tree = app.query_one(StepTree)
         stages = [n for n in tree.root.children if isinstance(n.data, Detail)]
         assert [str(n.label).split(":")[0] for n in stages] == ["Step 1", "Step 2"]
-        assert str(stages[0].children[0].label).startswith("The reader does not know this from memory")
+        assert str(stages[0].children[0].label).startswith("Not known from memory")
         refeed = {n.data.kind: n for n in stages[1].children if isinstance(n.data, Detail)}
         assert set(refeed) == {"refeed.drafts", "refeed.feedback", "refeed.decision"}
         decision = refeed["refeed.decision"]

@@ -65,6 +65,7 @@ class AssistantApp(SessionKeys, App):
     TITLE = "Offline assistant"
     ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # below 24 rows: no header, a 1-row question box
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # from 100 columns the steps get 3/5
     # No bare letter acts here: a key typed outside the question box must not lose work.
     # Short labels: the legend fits 60 columns; F1 lists every key.
     BINDINGS = [
