@@ -59,6 +59,7 @@ class SelfKnowledge(Event):
     knows: bool = False
     score: float = 0.0  # probability of "knows"
     judge: str = ""  # backend that decided, e.g. "reader" or "t5-onnx/cpu"
+    threshold: float | None = None  # "knows" when score >= threshold
 
 
 @dataclass
@@ -148,10 +149,12 @@ class Answer(Event):
     type: ClassVar[str] = "answer"
     question: str = ""
     text: str = ""
-    citations: list[Passage] = field(default_factory=list)
+    citations: list[Passage] = field(default_factory=list)  # the passages the answer rests on, [1] first
     resolved_by: str = ""  # self-knowledge | passages | decomposition | closed-book | ...
     counts: dict = field(default_factory=dict)  # retrievals, sub_questions, reader_calls, tokens
     seconds: float = 0.0
+    marked_text: str = ""  # the text with [n] markers after each sentence (assistant/citations.py)
+    passages_read: list[str] = field(default_factory=list)  # ids of all passages the reader was given
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

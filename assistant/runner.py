@@ -7,6 +7,7 @@ from typing import Iterator
 from models.config import Settings
 from models.errors import AssistantError, BudgetExceeded, NoIndexError
 
+from .citations import attribute
 from .context import Result, RunContext
 from .events import Answer, Event, Note, Started
 from .strategies import make_strategy
@@ -58,6 +59,8 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
     counts = {"retrievals": ctx.retrievals, "sub_questions": ctx.sub_questions, "reader_calls": usage["calls"],
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
-    yield Answer(step=ctx.step(), question=question, text=result.text, citations=result.citations,
+    cited = attribute(result.text, question, result.citations)  # only what the answer rests on
+    yield Answer(step=ctx.step(), question=question, text=result.text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
-                 seconds=round(time.perf_counter() - started, 3))
+                 seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
+                 passages_read=[p.id for p in result.citations])

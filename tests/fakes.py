@@ -52,6 +52,7 @@ class FakeJudge:
     """Scripted verdicts: `knows` and `relevant` are predicates, `decompose` a dict."""
 
     name = "fake-judge"
+    knows_threshold = relevance_threshold = 0.5  # its scores are 0.9/0.1 and 0.8/0.2
 
     def __init__(self, knows=lambda q: False, relevant=lambda q, text: False, decompose=None):
         self._knows = knows

@@ -56,7 +56,7 @@ def test_rag_answers_with_a_note_and_cites_only_what_the_reader_saw():
     notes = [e for e in events if isinstance(e, Note)]
     answer = events[-1]
     assert isinstance(answer, Answer) and notes and "fit the reader's context" in notes[0].message
-    assert 0 < len(answer.citations) < 10
+    assert 0 < len(answer.passages_read) < 10
 
 
 @pytest.mark.real_models
@@ -70,4 +70,4 @@ def test_real_reader_with_a_small_context_answers_instead_of_refusing():
     texts = {f"d{i}": ("Nebula station " + str(i) + " logs: " + "calibration " * 160) for i in range(10)}
     ctx = make_context(reader=reader, retriever=FakeRetriever(texts), k=10, n_ctx=512)
     answer = list(run_question("Which station logged calibration?", "rag", ctx))[-1]
-    assert isinstance(answer, Answer) and answer.citations
+    assert isinstance(answer, Answer) and answer.passages_read

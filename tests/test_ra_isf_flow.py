@@ -41,7 +41,7 @@ def test_relevant_passage_found_answers_from_it_only():
     verdicts = of(events, Relevance)
     assert [v.relevant for v in verdicts] == [True, False, False]
     answer = events[-1]
-    assert answer.resolved_by == "passages" and [p.id for p in answer.citations] == ["heron"]
+    assert answer.resolved_by == "passages" and answer.passages_read == ["heron"]
     prompt = reader.prompts[-1][-1]["content"]
     assert "<documents>" in prompt and "led by Mira Okafor" in prompt and "kelp" not in prompt
     assert not of(events, Decomposed)
@@ -67,7 +67,7 @@ def test_no_relevant_passage_decomposes_and_recurses():
     assert answer.counts["retrievals"] == 3
     final_prompt = reader.prompts[-1][-1]["content"]
     assert "<facts>" in final_prompt and "A: Lagos" in final_prompt
-    assert {p.id for p in answer.citations} == {"heron", "okafor"}
+    assert set(answer.passages_read) == {"heron", "okafor"}
 
 
 def test_depth_bound_gives_unknown():
@@ -96,7 +96,7 @@ def test_cannot_decompose_falls_back_to_retrieved_passages():
     events = run("Something odd?", ctx)
     assert of(events, Decomposed)[0].sub_questions == []
     assert any("cannot decompose" in n.message for n in of(events, Note))
-    assert events[-1].resolved_by == "fallback" and len(events[-1].citations) == 3
+    assert events[-1].resolved_by == "fallback" and len(events[-1].passages_read) == 3
 
 
 def test_ablations_switch_modules_off():
@@ -104,7 +104,7 @@ def test_ablations_switch_modules_off():
     ctx = make_context(judge=judge, retriever=FakeRetriever(CORPUS))
     events = run("Who leads Project Heron?", ctx, "ra-isf:self_knowledge=false,relevance=false")
     assert not of(events, SelfKnowledge) and not of(events, Relevance)
-    assert events[-1].resolved_by == "passages" and len(events[-1].citations) == 3
+    assert events[-1].resolved_by == "passages" and len(events[-1].passages_read) == 3
 
 
 def test_events_round_trip_through_json_dicts():

@@ -71,6 +71,6 @@ def test_ask_trace_shows_the_bound_from_the_environment(monkeypatch, tmp_path):
     result = CliRunner().invoke(app, ["ask", QUESTION, "--strategy", "rq-rag", "--trace"])
     assert result.exit_code == 0, result.output
     assert contexts[0].settings.max_reader_calls == 3
-    assert "note: reader-call bound of 3 reached" in result.output
+    assert "Note: Reader-call bound of 3 reached" in result.output
     assert "Lagos" in result.output.rsplit("note:", 1)[-1]  # the answer still comes, after the note
     assert contexts[0].reader.stats.calls == 3

@@ -39,7 +39,7 @@ def test_rag_rerank_reads_the_judges_top_passages_in_its_order():
     events, relevance = run("rag:rerank=true", scores, pool=6, max_passages=2, min_passages=1)
     assert relevance.calls == [6]  # the whole pool, judged in one batch call
     answer = events[-1]
-    assert isinstance(answer, Answer) and [c.id for c in answer.citations] == ["p1", "p3"]
+    assert isinstance(answer, Answer) and answer.passages_read == ["p1", "p3"]
     verdicts = [e for e in events if isinstance(e, Relevance)]
     assert [(v.passage_id, v.rank_before, v.rank_after, v.relevant) for v in verdicts[:3]] == [
         ("p1", 2, 1, True), ("p3", 4, 2, True), ("p4", 5, 3, False)]
@@ -48,12 +48,12 @@ def test_rag_rerank_reads_the_judges_top_passages_in_its_order():
 
 def test_at_least_min_passages_are_read_even_below_the_threshold():
     events, _ = run("rag:rerank=true", [0.1, 0.3, 0.2], pool=3, max_passages=5, min_passages=2)
-    assert [c.id for c in events[-1].citations] == ["p1", "p2"]
+    assert events[-1].passages_read == ["p1", "p2"]
 
 
 def test_plain_rag_reads_k_passages_without_judging():
     events, relevance = run("rag", [0.1, 0.9, 0.2, 0.7], k=3)
-    assert relevance.calls == [] and len(events[-1].citations) == 3
+    assert relevance.calls == [] and len(events[-1].passages_read) == 3
 
 
 def test_ra_isf_answers_from_the_ranked_top_when_something_is_relevant():
@@ -61,7 +61,7 @@ def test_ra_isf_answers_from_the_ranked_top_when_something_is_relevant():
                             min_passages=1)
     assert relevance.calls == [3]
     answer = events[-1]
-    assert answer.resolved_by == "passages" and [c.id for c in answer.citations] == ["p1"]
+    assert answer.resolved_by == "passages" and answer.passages_read == ["p1"]
 
 
 def test_ra_isf_decomposes_when_the_judge_finds_nothing_relevant():
@@ -69,7 +69,7 @@ def test_ra_isf_decomposes_when_the_judge_finds_nothing_relevant():
     assert any(isinstance(e, Decomposed) for e in events)
     answer = events[-1]
     # cannot decompose: the fallback reads the judge's top passages, not the whole pool
-    assert answer.resolved_by == "fallback" and [c.id for c in answer.citations] == ["p2", "p0"]
+    assert answer.resolved_by == "fallback" and answer.passages_read == ["p2", "p0"]
 
 
 def test_rag_rerank_without_the_trained_judge_is_a_clear_error():
@@ -84,4 +84,4 @@ def test_trace_shows_rank_before_and_after_and_the_threshold():
     events, _ = run("rag:rerank=true", [0.1, 0.9], pool=2, max_passages=1, min_passages=1)
     first = next(e for e in events if isinstance(e, Relevance))
     line = trace_line(first)
-    assert "#1 (retrieval #2) p1: read" in line and "threshold 0.50" in line
+    assert line.strip() == "✓ p1 #1 (was #2) (score 0.90 ≥ 0.50)"

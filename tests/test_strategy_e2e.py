@@ -62,10 +62,10 @@ def details(events, kind):
 def test_retrieval_baselines_cite_what_they_retrieved(spec, settings):
     events, answer = run(spec, settings)
     retrieved = [p.id for e in events if isinstance(e, Retrieved) for p in e.passages]
-    assert {p.id for p in answer.citations} <= set(retrieved)
+    assert set(answer.passages_read) <= set(retrieved)
     assert [d for d in events if isinstance(d, Draft)][-1].text == answer.text
     if spec == "rag":
-        assert [p.id for p in answer.citations] == retrieved and len(retrieved) == 2
+        assert answer.passages_read == retrieved and len(retrieved) == 2
     elif answer.resolved_by != "self-knowledge":  # every retrieved passage was judged
         assert [e.passage_id for e in events if isinstance(e, Relevance)] == retrieved
 
@@ -86,7 +86,7 @@ def test_rq_rag(settings):
     trajectories = details(events, "rq-rag.trajectory")
     assert len(trajectories) == 2 and sum(t.data["chosen"] for t in trajectories) == 1
     chosen = next(t for t in trajectories if t.data["chosen"]).data
-    assert answer.text == chosen["answer"] and [p.id for p in answer.citations] == chosen["passages"]
+    assert answer.text == chosen["answer"] and answer.passages_read == chosen["passages"]
     # the prompts of the two actions share the question prefix: the second evaluates less
     assert answer.counts["evaluated_tokens"] < answer.counts["prompt_tokens"]
 
@@ -95,7 +95,7 @@ def test_llmqa(settings):
     events, answer = run("llmqa:expansions=2,candidates=3,window=2,step=1", settings)
     rerank = details(events, "llmqa.rerank")[0].data
     assert sorted(rerank["after"]) == sorted(rerank["before"]) and len(rerank["windows"]) == 2
-    assert [p.id for p in answer.citations] == rerank["kept"] and len(rerank["kept"]) == 1
+    assert answer.passages_read == rerank["kept"] and len(rerank["kept"]) == 1
     assert details(events, "llmqa.expansion")[0].data["by"] == "similarity to the question"
 
 

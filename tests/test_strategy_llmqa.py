@@ -93,7 +93,7 @@ def test_expansion_picked_by_similarity_then_rerank_and_answer():
     final = reader.prompts[-1][-1]["content"]
     assert final.startswith("<background>\nOkafor was born in Lagos.") and "passage number 9" in final
     answer_event = events[-1]
-    assert answer_event.text == "Lagos" and [p.id for p in answer_event.citations] == ["p9", "p8", "p7"]
+    assert answer_event.text == "Lagos" and answer_event.passages_read == ["p9", "p8", "p7"]
     assert answer_event.counts["reader_calls"] == 3 + 3 + 1
 
 

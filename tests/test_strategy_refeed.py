@@ -50,7 +50,7 @@ def test_refined_answer_kept_when_likelier():
     assert decision.data["draft"]["avg_prob"] == pytest.approx(0.4)
     assert decision.data["refined"]["avg_prob"] == pytest.approx(0.9)
     answer = events[-1]
-    assert answer.text == "Lagos" and answer.resolved_by == "refinement" and len(answer.citations) == 3
+    assert answer.text == "Lagos" and answer.resolved_by == "refinement" and len(answer.passages_read) == 3
     assert answer.counts["reader_calls"] == 2
 
 
@@ -131,7 +131,7 @@ def test_default_pipeline_keeps_ra_isf_answer_and_its_citations():
     ctx = make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS))
     answer = list(run_question("Who leads Project Heron?", "default:refine=true", ctx))[-1]
     assert answer.text == "Mira Okafor" and answer.resolved_by == "passages"
-    assert [p.id for p in answer.citations] == ["heron"]
+    assert answer.passages_read == ["heron"]
     plain = list(run_question("Who leads Project Heron?", "default:refine=false",
                               make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS))))
     assert not kinds(plain, "pipeline.stage")[1:] and not kinds(plain, "refeed.drafts")

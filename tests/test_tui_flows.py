@@ -7,7 +7,7 @@ import pytest
 from test_tui_support import MULTI, FakeBackend
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, Static
 
-from assistant.events import Detail, Passage, Retrieved, SubQuestion
+from assistant.events import Answer, Detail, Passage, Retrieved, SubQuestion
 from tui.app import AnswerPanel, AssistantApp, DetailPanel, QuestionInput, StepTree
 
 
@@ -51,12 +51,13 @@ async def test_ask_streams_steps_and_answer(tmp_path):
         await ask(app, pilot, "Who leads Project Heron?")
         answer = text_of(app, "#answer-text")
         assert "Mira Okafor leads Project Heron." in answer
-        assert "resolved by passages" in text_of(app, "#answer-stats")
+        assert "1 reader calls · 1 look-ups" in text_of(app, "#answer-stats")
         labels = [str(n.label) for n in nodes(app.query_one(StepTree))]
-        assert any(label.startswith("self-knowledge does not know it") for label in labels)
-        assert any(label.startswith("retrieve “Who leads Project Heron?” → 5 passages") for label in labels)
-        assert any("relevance 1 of 5 relevant" in label for label in labels)
-        assert any("heron.md ✓" in label for label in labels) and any("chess.md ✗" in label for label in labels)
+        assert "Not known from memory (score 0.10 < 0.50): looking it up" in labels
+        assert "Looked up 5 passages for “Who leads Project Heron?”" in labels
+        assert "Kept 1 of 5 passages (judge score ≥ 0.50)" in labels
+        assert "✓ heron.md (score 0.80 ≥ 0.50)" in labels and "✗ chess.md (score 0.20 < 0.50)" in labels
+        assert not any("-00000" in label or "pipeline" in label for label in labels)
         citations = app.query_one("#citations", OptionList)
         assert citations.option_count == 1
         assert "ready" in text_of(app, "#status")
@@ -83,13 +84,13 @@ async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(app, pilot, MULTI)
         tree = app.query_one(StepTree)
-        decompose = next(n for n in tree.root.children if str(n.label).startswith("decompose"))
+        decompose = next(n for n in tree.root.children if str(n.label).startswith("Split the question"))
         subs = list(decompose.children)
         assert [n.data.question for n in subs] == ["Who leads Heron?", "Who leads Otter?"]
         assert all(isinstance(n.data, SubQuestion) for n in subs)
         assert "→ Tomas Lind." in str(subs[1].label)
         inner = [str(c.label) for c in subs[1].children]
-        assert inner[0].startswith("self-knowledge") and inner[-1].startswith("sub-answer Tomas Lind.")
+        assert inner[0].startswith("Not known from memory") and inner[-1].startswith("Sub-answer: “Tomas Lind.”")
         assert any(isinstance(c.data, Retrieved) and c.data.query == "Who leads Otter?" for c in subs[1].children)
         assert "Mira Okafor and Tomas Lind." in text_of(app, "#answer-text")
 
@@ -99,7 +100,7 @@ async def test_expand_and_collapse_a_step(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
-        group = next(n for n in tree.root.children if str(n.label).startswith("relevance"))
+        group = next(n for n in tree.root.children if str(n.label).startswith("Kept 1 of 5"))
         assert not group.is_expanded
         tree.focus()
         tree.move_cursor(group)
@@ -155,7 +156,7 @@ async def test_switch_strategy_k_and_depth_without_restarting(tmp_path):
         assert "[rag]" in str(tree.root.label)
         retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
         assert len(retrieval.children) == 2
-        assert not any(str(n.label).startswith("self-knowledge") for n in tree.root.children)
+        assert not any("from memory" in str(n.label) for n in tree.root.children)
 
 
 async def test_settings_refuse_bad_values_with_a_message(tmp_path):
@@ -200,7 +201,7 @@ async def test_stop_an_answer_while_it_streams(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "stopped" in text_of(app, "#answer-text")  # events after the stop were dropped
-        assert not any(str(n.label).startswith("answer") for n in app.query_one(StepTree).root.children)
+        assert not any(str(n.label).startswith("Answer") for n in app.query_one(StepTree).root.children)
 
 
 async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_path):
@@ -211,6 +212,9 @@ async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_pa
         await start_question(app, pilot)
         stop = app._stop_ask
         await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not stop.is_set() and app.is_running  # it asks first: the answer is not lost by one key
+        await pilot.press("y")
         assert stop.is_set()
         reader = backend.contexts[-1].reader
         # the worker thread outlives the app; its model call must end on the stop, not run on
@@ -218,13 +222,15 @@ async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_pa
     assert not app.is_running
 
 
-async def test_q_quits_when_not_typing(tmp_path):
+async def test_no_bare_letter_quits(tmp_path):
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(StepTree).focus()
-        await pilot.press("q")
-        await pilot.pause()
-    assert not app.is_running
+        await ask(app, pilot, "Who leads Project Heron?")
+        for pane in (StepTree, AnswerPanel, DetailPanel):
+            app.query_one(pane).focus()
+            await pilot.press("q", "x", "ctrl+c")
+            await pilot.pause()
+            assert app.is_running and app.return_code is None
 
 
 async def test_detail_events_of_other_strategies_show_generically(tmp_path):
@@ -233,17 +239,19 @@ async def test_detail_events_of_other_strategies_show_generically(tmp_path):
         tree = app.query_one(StepTree)
         tree.start("Who leads Heron?")
         feedback = {"id": "p9", "title": "Heron", "text": "Mira Okafor leads Heron.", "path": "heron.md"}
-        node = tree.add_event(Detail(step=3, kind="refeed", summary="kept the refinement (0.71 > 0.52)",
+        node = tree.add_event(Detail(step=3, kind="other.step", summary="kept the refinement (0.71 > 0.52)",
                                      data={"decision": "refined", "draft_prob": 0.52, "refined_prob": 0.71,
                                            "feedback": [feedback]}))
-        assert str(node.label) == "refeed kept the refinement (0.71 > 0.52)"
-        children = {str(c.label).split(" ")[0]: c for c in node.children}
-        assert str(children["decision:"].label) == "decision: refined"
-        passage_node = children["feedback"].children[0]
+        assert str(node.label) == "kept the refinement (0.71 > 0.52)"  # the summary, not the kind
+        passage_node = node.children[0]
         assert isinstance(passage_node.data, Passage) and passage_node.data.path == "heron.md"
         tree.focus()
         node.expand_all()
         await pilot.pause()
+        tree.move_cursor(node)
+        await pilot.pause()
+        detail = text_of(app, "#detail-text")
+        assert "draft prob: 0.52" in detail and "{" not in detail  # a formatted view, not JSON
         tree.move_cursor(passage_node)
         await pilot.pause()
         assert "Mira Okafor leads Heron." in text_of(app, "#detail-text")
@@ -255,20 +263,25 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
         stages = [n for n in tree.root.children if isinstance(n.data, Detail)]
-        assert [str(n.label).split(":")[0] for n in stages] == ["RA-ISF", "ReFeed"]
-        assert str(stages[0].children[0].label).startswith("self-knowledge")
+        assert [str(n.label).split(":")[0] for n in stages] == ["Step 1", "Step 2"]
+        assert str(stages[0].children[0].label).startswith("Not known from memory")
         refeed = {n.data.kind: n for n in stages[1].children if isinstance(n.data, Detail)}
         assert set(refeed) == {"refeed.drafts", "refeed.feedback", "refeed.decision"}
         decision = refeed["refeed.decision"]
-        assert "kept the refinement" in str(decision.label)
-        probabilities = {str(c.label): [str(g.label) for g in c.children] for c in decision.children}
-        assert probabilities["draft"] == ["text: Mira Okafor leads Project Heron.", "avg_prob: 0.6"]
-        assert probabilities["refined"][1] == "avg_prob: 0.6"
-        # a feedback passage opens with its full text, though the event only carries its id
-        feedback = refeed["refeed.feedback"].children[0]
-        assert str(feedback.label) == "passages 5 passages"
+        # the fake reader revises to the same words: no "kept the refinement" claim
+        assert str(decision.label) == ("Checked the draft against 5 passages; the revision says the same, "
+                                       "so the answer stands")
         tree.focus()
-        refeed["refeed.feedback"].expand_all()
+        tree.move_cursor(decision)
+        await pilot.pause()
+        detail = text_of(app, "#detail-text")
+        assert "Draft: Mira Okafor leads Project Heron.  (confidence 0.60)" in detail and "{" not in detail
+        answer = next(n for n in tree.root.children if isinstance(n.data, Answer))
+        assert "then checked against a second look-up" in str(answer.label)
+        # a feedback passage opens with its full text, though the event only carries its id
+        feedback = refeed["refeed.feedback"]
+        assert str(feedback.label) == "Gathered 5 passages to check the draft against"
+        feedback.expand_all()
         await pilot.pause()
         tree.move_cursor(feedback.children[0])
         await pilot.pause()
@@ -284,11 +297,11 @@ async def test_number_keys_open_the_answers_sources(tmp_path):
         assert app.query_one(QuestionInput).value == "2"
         app.query_one(QuestionInput).value = ""
         app.query_one(StepTree).focus()
-        await pilot.press("2")
-        assert "otter.md" in text_of(app, "#detail-text") and "Tomas Lind" in text_of(app, "#detail-text")
-        await pilot.press("9")
+        await pilot.press("1")
+        assert "heron.md" in text_of(app, "#detail-text") and "Mira Okafor" in text_of(app, "#detail-text")
+        await pilot.press("2")  # only the passage the answer rests on is a source
         await pilot.pause()
-        assert "otter.md" in text_of(app, "#detail-text")  # no source 9: a notice, nothing else
+        assert "heron.md" in text_of(app, "#detail-text")  # no source 2: a notice, nothing else
 
 
 async def test_a_stopped_run_does_not_disturb_the_next_question(tmp_path):

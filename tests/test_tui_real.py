@@ -64,4 +64,6 @@ async def test_index_a_folder_then_ask_with_the_bundled_models(tmp_path):
         assert retrievals and {p.path for p in retrievals[0].passages} <= set(DOCS)
         answer = next(n.data for n in nodes(tree) if isinstance(n.data, Answer))
         assert answer.text.strip() and answer.text in str(app.query_one("#answer-text", Static).render())
-        assert app.query_one("#citations", OptionList).option_count == len(answer.citations) >= 1
+        # the bundled SmolLM2 may answer with words no passage holds: then nothing is cited
+        assert app.query_one("#citations", OptionList).option_count == len(answer.citations)
+        assert {p.id for p in answer.citations} <= set(answer.passages_read) and answer.passages_read

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screens at 80x24 and 120x40 (pytest-textual-snapshot).
+"""SVG snapshots of the main screens at 60x20, 80x24 and 120x40 (pytest-textual-snapshot).
 
 Deterministic: fake models, a fixed answer time, a pinned index view, no clock, no blinking
 cursor. Update after an intended change with `pytest tests/test_tui_snapshots.py --snapshot-update`
@@ -48,31 +48,67 @@ def asking(question: str, open_passage: int | None = None):
     return run_before
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+SIZES = [(60, 20), (80, 24), (120, 40)]
+
+
+def indexed(tmp_path, **kwargs) -> FakeBackend:
+    """A backend whose status line shows a pinned index (the fake retriever needs none)."""
+    return FakeBackend(tmp_path, fixed_index=SNAPSHOT_INDEX, **kwargs)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_empty_first_run(snap_compare, tmp_path, size):
+    assert not NOWHERE.exists()
+    app = AssistantApp(FakeBackend(NOWHERE), state_dir=tmp_path)
+    assert snap_compare(app, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_answered_question(snap_compare, tmp_path, size):
-    app = AssistantApp(FakeBackend(tmp_path))
+    """The answer with its inline [n] markers and only the sources it rests on."""
+    app = AssistantApp(indexed(tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=asking("Who leads Project Heron?"))
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_transcript_entry(snap_compare, tmp_path, size):
+    async def run_before(pilot) -> None:
+        await asking("Who leads Project Heron?")(pilot)
+        await asking(MULTI)(pilot)
+        pilot.app.query_one(StepTree).scroll_home(animate=False)  # the follow-the-run scroll races the dialog
+        await pilot.pause()
+        await pilot.press("f5")
+        await pilot.pause()
+
+    app = AssistantApp(indexed(tmp_path), spec="ra-isf")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_screen(snap_compare, tmp_path, size):
+    app = AssistantApp(indexed(tmp_path))
+    assert snap_compare(app, terminal_size=size, press=["f1"])
+
+
 def test_decomposition_at_120x40(snap_compare, tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path), spec="ra-isf")
+    app = AssistantApp(indexed(tmp_path), spec="ra-isf")
     assert snap_compare(app, terminal_size=(120, 40), run_before=asking(MULTI))
 
 
 def test_passage_opened_at_80x24(snap_compare, tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(indexed(tmp_path))
     assert snap_compare(app, terminal_size=(80, 24), run_before=asking("Who leads Project Heron?", 0))
 
 
-def test_missing_index_error_at_80x24(snap_compare):
+def test_missing_index_error_at_80x24(snap_compare, tmp_path):
     assert not NOWHERE.exists()
-    app = AssistantApp(FakeBackend(NOWHERE, require_index=True))
+    app = AssistantApp(FakeBackend(NOWHERE, require_index=True), state_dir=tmp_path)
     assert snap_compare(app, terminal_size=(80, 24), run_before=asking("Who leads Project Heron?"))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("size", SIZES)
 def test_settings_screen(snap_compare, tmp_path, size):
-    app = AssistantApp(FakeBackend(tmp_path))
+    app = AssistantApp(indexed(tmp_path))
     assert snap_compare(app, terminal_size=size, press=["f2"])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -19,14 +20,20 @@ from textual.widgets import Footer, Header, Input, Static, Tree
 
 from models.errors import AssistantError, IndexUnusable, Interrupted, ModelError, OptionError
 
-from assistant.events import Answer, Event, Token
+from assistant.events import Answer, Event, Started, Token
 from assistant.strategies import DEFAULT_STRATEGY
 
+from .app_session import SessionKeys
 from .backend import Backend
-from .index_screen import IndexScreen
+from .index_screen import ConfirmScreen, IndexScreen
 from .panels import AnswerPanel, DetailPanel
+from .question_input import QuestionInput
+from .session_store import SessionStore
 from .settings_screen import Choice, SettingsScreen
 from .steps import StepTree
+from .transcript import Exchange
+
+__all__ = ["AssistantApp", "AnswerPanel", "DetailPanel", "QuestionInput", "StepTree", "run_app"]
 
 DEFAULT_SPEC = DEFAULT_STRATEGY  # the same default as `assistant ask`
 
@@ -42,43 +49,38 @@ def hint_for(exc: Exception) -> str:
     return ""
 
 
-class QuestionInput(Input):
-    """The question line, with ↑/↓ through the questions asked before."""
-
-    BINDINGS = [Binding("up", "history(-1)", "Previous", show=False),
-                Binding("down", "history(1)", "Next", show=False)]
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.history: list[str] = []
-        self._position = 0
-
-    def remember(self, question: str) -> None:
-        if question and (not self.history or self.history[-1] != question):
-            self.history.append(question)
-        self._position = len(self.history)
-
-    def action_history(self, step: int) -> None:
-        if not self.history:
-            return
-        self._position = max(0, min(len(self.history), self._position + step))
-        self.value = self.history[self._position] if self._position < len(self.history) else ""
-        self.cursor_position = len(self.value)
+def typed_folder(text: str) -> Path | None:
+    """The folder a "question" names, when it is one (a path, not a sentence)."""
+    if "/" not in text and not text.startswith("~"):
+        return None
+    try:
+        path = Path(text).expanduser()
+        return path.resolve() if path.is_dir() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
-class AssistantApp(App):
+class AssistantApp(SessionKeys, App):
     CSS_PATH = "app.tcss"
     TITLE = "Offline assistant"
+    ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # below 24 rows: no header, a 1-row question box
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # from 100 columns the steps get 3/5
+    # No bare letter acts here: a key typed outside the question box must not lose work.
+    # Short labels: the legend fits 60 columns; F1 lists every key.
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("q", "quit", "Quit", show=False),
+        # not a priority: the question box copies its own selection, the screen the mouse's
+        Binding("ctrl+c", "copy_selection", "Copy", show=False),
+        Binding("f1", "help", "Help"),
+        Binding("question_mark", "help", "Help", show=False),
         Binding("f2", "settings", "Settings"),
         Binding("f3", "index", "Index"),
+        Binding("f5", "transcript", "History"),
+        Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("escape", "stop", "Stop"),
-        Binding("f4", "toggle_steps", "Fold"),  # short labels: the legend fits 80 columns
-        # the screen's own Tab binding is hidden; this one puts it in the legend
-        Binding("tab", "focus_next", "Pane", priority=True),
+        Binding("f4", "toggle_steps", "Fold", show=False),
+        Binding("tab", "focus_next", "Pane", show=False, priority=True),
         Binding("ctrl+l", "focus_question", "Question", show=False),
         Binding("slash", "focus_question", "Question", show=False),
         *[Binding(str(n), f"open_citation({n})", f"Source {n}", show=False) for n in range(1, 10)],
@@ -96,14 +98,26 @@ class AssistantApp(App):
             super().__init__()
             self.run, self.error, self.hint, self.stopped = run, error, hint, stopped
 
-    def __init__(self, backend: Backend | None = None, spec: str = DEFAULT_SPEC):
+    def __init__(self, backend: Backend | None = None, spec: str | None = None, state_dir: Path | None = None,
+                 remember: bool = True):
+        """`state_dir` holds the question history and last settings (default: the data dir);
+        `remember` False neither reads nor writes them (a given `spec` is then kept)."""
         super().__init__()
         self.backend = backend or Backend()
-        self.spec = spec
+        self.spec = spec or DEFAULT_SPEC
+        self._spec_given = spec is not None
         self.settings = None  # loaded on mount, where a bad config can be shown
+        self._state_dir, self._remember = state_dir, remember
+        self.store: SessionStore | None = None
         self._stop_ask: threading.Event | None = None
         self._one_run_at_a_time = threading.Lock()
         self._index_screen: IndexScreen | None = None
+        self.exchanges: list[Exchange] = []  # this session's transcript
+        self.shown: int | None = None  # which exchange the panes show
+        self._loaded_models: set[tuple] = set()  # model settings a question has already loaded
+        self._asked_at = 0.0
+        self._waiting_for_models = False
+        self.index_line = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,7 +128,7 @@ class AssistantApp(App):
                 yield AnswerPanel(id="answer")
                 yield DetailPanel(id="detail")
         yield Static("", id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#steps").border_title = "Steps"
@@ -122,25 +136,76 @@ class AssistantApp(App):
         self.query_one("#detail").border_title = "Detail"
         if self.is_headless:  # a still cursor keeps snapshots deterministic
             self.query_one(QuestionInput).cursor_blink = False
+        config_error = None
         try:
             self.settings = self.backend.initial_settings()
         except AssistantError as exc:
             from models.config import Settings
 
-            self.settings = Settings()
-            self.query_one(AnswerPanel).show_error(str(exc), "Fix the config file or environment, or "
+            self.settings, config_error = Settings(), exc
+        self._restore_session()
+        self.refresh_index_line()
+        if config_error is not None:
+            self.query_one(AnswerPanel).show_error(str(config_error), "Fix the config file or environment, or "
                                                    "press F2 to choose settings for this session.")
+        elif self.index_empty:
+            self.query_one(AnswerPanel).show_first_run(self.index_where)
         self.update_status("ready")
         self.query_one(QuestionInput).focus()
+        self.set_interval(1.0, self._tick)
+
+    def push_screen(self, screen, *args, **kwargs):
+        """A pushed screen takes the size classes at once (Textual sets them at its first resize,
+        which a dialog opened in a steady terminal does not get)."""
+        target = self.get_screen(screen) if isinstance(screen, str) else screen
+        for low, name in self.VERTICAL_BREAKPOINTS:
+            target.set_class(name == self._size_class(), name)
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _size_class(self) -> str:
+        return [name for low, name in self.VERTICAL_BREAKPOINTS if self.size.height >= low][-1]
+
+    # -- the index, as the status line and the first-run message show it -----------------------
+    def refresh_index_line(self) -> None:
+        try:
+            info = self.backend.index_info(self.settings)
+        except AssistantError:
+            self.index_line, self.index_empty, self.index_where = "index unreadable", False, ""
+            return
+        self.index_where = str(info.path)
+        self.index_empty = not info.exists or info.passages == 0
+        self.index_line = "index empty" if self.index_empty else \
+            f"index {info.documents} files · {info.passages} passages"
 
     # -- status line -----------------------------------------------------------------------
     def update_status(self, state: str) -> None:
+        """State first, then what is indexed, then the settings: a narrow screen cuts the end."""
         s = self.settings
         reader = Path(s.reader).name if s.reader else "bundled"
-        text = Text.assemble((f" {state} ", "reverse"), " ", ("strategy ", "dim"), self.spec,
-                             ("  k ", "dim"), str(s.k), ("  depth ", "dim"), str(s.depth),
-                             ("  judge ", "dim"), s.judge, ("  reader ", "dim"), reader)
+        self._state = state
+        text = Text.assemble((f" {state} ", "reverse"), " ", (self.index_line, "bold"),
+                             ("  strategy ", "dim"), self.spec, ("  k ", "dim"), str(s.k), ("  depth ", "dim"),
+                             str(s.depth), ("  judge ", "dim"), s.judge, ("  reader ", "dim"), reader)
         self.query_one("#status", Static).update(text)
+
+    def index_changed(self) -> None:
+        """Called by the index screen when a run ends: the status line and first-run text follow."""
+        was_empty = self.index_empty
+        self.refresh_index_line()
+        if not self.asking:
+            self.update_status(self._state)
+        if was_empty and not self.index_empty and self.query_one(AnswerPanel).answer is None and not self.exchanges:
+            self.query_one(AnswerPanel).reset("The index is ready. Type a question above and press Enter.")
+
+    def _tick(self) -> None:
+        """While answering, the status line counts the seconds (a first answer can take a minute)."""
+        if self.asking:
+            what = "loading models" if self._waiting_for_models else "answering"
+            self.update_status(f"{what} {time.monotonic() - self._asked_at:.0f}s")
+
+    def _models_key(self, settings) -> tuple:
+        return tuple(str(getattr(settings, name, "")) for name in
+                     ("reader", "judge", "judge_path", "embedder", "relevance_judge", "n_ctx", "n_gpu_layers"))
 
     @property
     def asking(self) -> bool:
@@ -157,17 +222,33 @@ class AssistantApp(App):
             self.notify("Still answering the last question; Esc stops it.", severity="warning")
             return
         question_input = self.query_one(QuestionInput)
-        question_input.remember(question)
         question_input.value = ""
+        folder = typed_folder(question)
+        if folder is not None:  # the shortest way to an index: type the folder where you are
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.call_later(self.add_folder, folder)
+                else:
+                    question_input.value = question
+
+            self.push_screen(ConfirmScreen(f"{folder} is a folder. Add it to the index?"), confirmed)
+            return
+        question_input.remember(question)
+        self._save_questions()
         self.ask(question)
 
     def ask(self, question: str) -> None:
+        self.exchanges.append(Exchange(question, self.spec))
+        self.shown = len(self.exchanges) - 1
         self.query_one(StepTree).start(question)
-        self.query_one(AnswerPanel).reset("Working… (the first question also loads the models)")
+        self._waiting_for_models = self._models_key(self.settings) not in self._loaded_models
+        self.query_one(AnswerPanel).reset("Loading the models, then answering… (Esc stops)"
+                                          if self._waiting_for_models else "Answering… (Esc stops)")
         self.query_one(DetailPanel).show(None)
         self._stop_ask = threading.Event()
+        self._asked_at = time.monotonic()
         self.refresh_bindings()
-        self.update_status("answering")
+        self.update_status("loading models" if self._waiting_for_models else "answering")
         self.ask_worker(question, self.spec, self.settings, self._stop_ask)
 
     @work(thread=True, group="ask", exit_on_error=False)
@@ -206,6 +287,12 @@ class AssistantApp(App):
             if tree.streams_answer(event):
                 self.query_one(AnswerPanel).add_token(event.step, event.text)
             return
+        self.exchanges[-1].events.append(event)
+        if isinstance(event, Started):  # the models are loaded before the first step
+            self._loaded_models.add(self._models_key(self.settings))
+            if self._waiting_for_models:
+                self._waiting_for_models = False
+                self.query_one(AnswerPanel).reset("Answering… (Esc stops)")
         node = tree.add_event(event)
         if node is not None and not tree.has_focus:  # follow the run unless the user is browsing
             self.call_after_refresh(tree.scroll_to_node, node, animate=False)
@@ -216,12 +303,15 @@ class AssistantApp(App):
         if message.run is not self._stop_ask:
             return  # the end of a run that was already stopped
         self._stop_ask = None
+        self._waiting_for_models = False
         self.refresh_bindings()
         panel = self.query_one(AnswerPanel)
         if message.error:
+            self.exchanges[-1].ending = f"error: {message.error}"
             panel.show_error(message.error, message.hint)
             self.update_status("error")
         elif message.stopped:
+            self.exchanges[-1].ending = "stopped"
             panel.show_error("you stopped this question.", "Ask again, or change settings with F2.", kind="stopped")
             self.update_status("stopped")
         else:
@@ -229,16 +319,17 @@ class AssistantApp(App):
 
     # -- selecting things ------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
-        self.query_one(DetailPanel).show(event.node.data)
+        self.query_one(DetailPanel).show(event.node.data, self.query_one(StepTree).narrator.passages)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        self.query_one(DetailPanel).show(event.node.data)
+        self.query_one(DetailPanel).show(event.node.data, self.query_one(StepTree).narrator.passages)
 
     def on_answer_panel_citation_chosen(self, message: AnswerPanel.CitationChosen) -> None:
         self.query_one(DetailPanel).show(message.passage)
 
     # -- actions ---------------------------------------------------------------------------
-    MAIN_SCREEN_ONLY = {"toggle_steps", "focus_question", "stop", "settings", "index", "open_citation"}
+    MAIN_SCREEN_ONLY = {"toggle_steps", "focus_question", "stop", "settings", "index", "open_citation", "help",
+                        "transcript", "copy_answer"}
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Keys of the main screen are neither shown nor active over the other screens;
@@ -276,21 +367,48 @@ class AssistantApp(App):
         def chosen(choice: Choice | None) -> None:
             if choice is not None:
                 self.spec, self.settings = choice.spec, choice.settings
+                if self.store is not None:
+                    self.store.save_settings(self.spec, self.settings)
                 self.update_status("settings changed")
                 self.notify(f"Next question uses {choice.spec}, k {choice.settings.k}, "
                             f"depth {choice.settings.depth}.")
 
         self.push_screen(SettingsScreen(self.backend, self.spec, self.settings), chosen)
 
-    def action_index(self) -> None:
+    def action_index(self):
         if self._index_screen is None:
             self._index_screen = IndexScreen(self.backend, self.settings)
             self.install_screen(self._index_screen, "index")
         self._index_screen.settings = self.settings
         if self.screen is not self._index_screen:
-            self.push_screen("index")
+            return self.push_screen("index")
+        return None
+
+    async def add_folder(self, folder: Path) -> None:
+        """Open the index screen and start adding `folder` there, with its progress bar."""
+        mounted = self.action_index()
+        if mounted is not None:
+            await mounted
+        self._index_screen.query_one("#folder", Input).value = str(folder)
+        self._index_screen.start(folder)
 
     async def action_quit(self) -> None:
+        """Leave, after asking when an answer or indexing would be cut off."""
+        indexing = self._index_screen is not None and self._index_screen.busy
+        if not self.asking and not indexing:
+            self.exit()
+            return
+        what = "An answer is being worked on. Quit anyway?" if self.asking else \
+            "A folder is being indexed. Quit anyway? (adding the same folder again resumes)"
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.stop_all_and_exit()
+
+        if not isinstance(self.screen, ConfirmScreen):
+            self.push_screen(ConfirmScreen(what), confirmed)
+
+    def stop_all_and_exit(self) -> None:
         """Ask running work to stop between steps, then leave; the worker threads end on their own."""
         if self._stop_ask is not None:
             self._stop_ask.set()

@@ -44,6 +44,24 @@ class PathSuggester(Suggester):
         return value + names[0][len(prefix):] if names else None
 
 
+def overlap_note(path: Path, sources: list[str]) -> str:
+    """What adding `path` does to the folders already indexed: files are indexed once, so a
+    folder inside an indexed one updates that source, and one holding indexed folders absorbs them."""
+    try:
+        target = path.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return ""
+    outer = [s for s in sources if Path(s) != target and Path(s) in target.parents]
+    if outer:
+        return (f"{target} is inside the indexed folder {outer[0]}: its files are indexed once, as part "
+                "of that source, which is updated.")
+    inner = [s for s in sources if target in Path(s).parents]
+    if inner:
+        listed = ", ".join(inner[:3]) + (f" and {len(inner) - 3} more" if len(inner) > 3 else "")
+        return f"{target} holds the indexed folder(s) {listed}: they become part of this one (files indexed once)."
+    return ""
+
+
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [Binding("y", "dismiss(True)", "Yes"), Binding("n,escape", "dismiss(False)", "No")]
 
@@ -87,6 +105,8 @@ class IndexScreen(Screen):
         self.settings = settings
         self._stop: threading.Event | None = None
         self._live = None  # index_builder's Progress of the running worker, read by a timer
+        self._sources: list[str] = []
+        self._overlap = ""  # what the run under way does to other sources, said again at its end
 
     @property
     def busy(self) -> bool:
@@ -138,6 +158,7 @@ class IndexScreen(Screen):
         summary.update(Text.assemble(("Index ", "bold"), str(info.path), (f"  ·  {len(info.sources)} sources · "
                                      f"{info.documents} documents · {info.passages} passages · "
                                      f"embedder {info.embedding_model}", "dim")))
+        self._sources = [s.source for s in info.sources]
         for s in info.sources:
             table.add_row(s.source, s.kind, str(s.documents), str(s.passages), key=s.source)
 
@@ -216,6 +237,9 @@ class IndexScreen(Screen):
         bar.update(total=None, progress=0)
         bar.display = True
         self.query_one("#stop", Button).disabled = False
+        self._overlap = overlap_note(folder, self._sources) if folder.is_dir() else ""
+        if self._overlap:
+            self.app.notify(self._overlap, timeout=8)
         self.set_status(f"Loading the embedder, then indexing {folder} … (Esc stops)", "")
         self.index_worker(folder, self._stop)
 
@@ -260,9 +284,14 @@ class IndexScreen(Screen):
         bar = self.query_one("#index-progress", ProgressBar)
         if message.ok and bar.total:
             bar.update(progress=bar.total)
+        elif not message.ok:
+            bar.display = False  # an indeterminate bar would pulse on as if work went on
         self.set_status(message.text, "green" if message.ok else "red" if message.text.startswith("error")
                         else "yellow")
         self.refresh_sources()
+        changed = getattr(self.app, "index_changed", None)
+        if changed is not None:
+            changed()
         if self.app.screen is not self:
             self.app.notify(message.text, severity="information" if message.ok else "warning")
 

@@ -2,7 +2,7 @@
 full text and source, or everything about one step)."""
 from __future__ import annotations
 
-import json
+import re
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,7 +12,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
+from assistant.step_text import passage_name, relevance_summary, resolved_phrase, score_vs
 
+MARKER = re.compile(r"(\[\d+\])")
 HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or click) to see it here. "
         "Keys 1-9 (outside the question box) open the answer's sources.")
 
@@ -49,56 +51,93 @@ def citation_label(number: int, passage: Passage) -> Text:
     return out
 
 
-def _fields(event: Event, skip: tuple[str, ...] = ()) -> Text:
-    out = Text()
-    for key, value in event.to_dict().items():
-        if key in ("type", "step", "parent", "depth", *skip) or value in ("", None, [], {}):
-            continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
-        out.append(f"{key}: ", "bold")
-        out.append(f"{shown}\n")
+def _value(value, indent: str = "") -> str:
+    """A data value as readable lines: lists as bullets, dicts as "key: value", no JSON."""
+    if isinstance(value, dict):
+        return "".join(f"\n{indent}  {k.replace('_', ' ')}: {_value(v, indent + '  ')}" for k, v in value.items()
+                       if v not in ("", None, [], {}))
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, (str, int, float)) for v in value):
+            return ", ".join(map(str, value))
+        return "".join(f"\n{indent}  • {_value(v, indent + '  ').lstrip()}" for v in value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _verdicts(verdicts: list[Relevance], names: dict[str, Passage]) -> Text:
+    out = Text(relevance_summary(verdicts) + "\n\n", "bold")
+    for v in verdicts:
+        out.append("✓ " if v.relevant else "✗ ", "green" if v.relevant else "red")
+        known = names.get(v.passage_id)
+        out.append(passage_name(known) if known else v.passage_id)
+        out.append(f"  {score_vs(v.score, v.threshold)}\n", "dim")
     return out
 
 
-def describe(data) -> Text:
-    """What the detail panel shows for a tree node's data."""
+def _decision(data: dict) -> Text:
+    out = Text("ReFeed's check of the draft\n\n", "bold")
+    for key, name in (("draft", "Draft"), ("refined", "Revision")):
+        item = data.get(key, {})
+        out.append(f"{name}: ", "bold")
+        out.append(f"{item.get('text', '')}")
+        out.append(f"  (confidence {item.get('avg_prob', 0):.2f})\n", "dim")
+    kept = "the revision" if data.get("kept") == "refined" else "the draft"
+    out.append(f"\nKept {kept}", "bold")
+    out.append(" (the likelier answer by the reader's average token probability)" if data.get("ensemble", True)
+               else " (the comparison is off: the revision always wins)")
+    return out
+
+
+def describe(data, names: dict[str, Passage] | None = None) -> Text:
+    """What the detail panel shows for a tree node's data; `names` are the run's passages by id."""
+    names = names or {}
     if isinstance(data, Passage):
         return describe_passage(data)
     if isinstance(data, list) and data and all(isinstance(v, Relevance) for v in data):
-        out = Text("relevance verdicts\n\n", "bold")
-        for v in data:
-            out.append("✓ " if v.relevant else "✗ ", "green" if v.relevant else "red")
-            out.append(f"{v.passage_id}  p={v.score:.2f}\n")
-        return out
+        return _verdicts(data, names)
     if isinstance(data, Retrieved):
-        out = Text("retrieval\n", "bold")
-        out.append(f"query: {data.query}\n\n")
+        out = Text(f"Looked up {len(data.passages)} passages\n", "bold")
+        out.append(f"for: {data.query}\n\n")
         for i, p in enumerate(data.passages, 1):
-            out.append(f"{i}. {p.score:.4f} ", "dim")
-            out.append(p.citation_label(), "bold")
-            out.append(f"\n   {' '.join(p.text.split())[:200]}\n")
+            out.append(f"{i}. ", "dim")
+            out.append(passage_name(p), "bold")
+            out.append(f"  search score {p.score:.4f}\n", "dim")
+            out.append(f"   {' '.join(p.text.split())[:200]}\n")
         return out
     if isinstance(data, Answer):
-        out = Text("final answer\n\n", "bold")
-        out.append(f"{data.text}\n\n", "bold green")
+        out = Text("Answer\n\n", "bold")
+        out.append(f"{data.marked_text or data.text}\n\n", "bold green")
+        for i, p in enumerate(data.citations, 1):
+            out.append(f"[{i}] ", "bold cyan")
+            out.append(f"{p.citation_label()}\n")
+        read = len(data.passages_read)
+        if read:
+            out.append(f"{len(data.citations)} of the {read} passages the reader was given hold the answer\n", "dim")
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.counts.items())
-        out.append(f"resolved by {data.resolved_by or '-'}\n{counts}\n", "dim")
+        out.append(f"\n{resolved_phrase(data.resolved_by)}\n{counts}\n", "dim")
         return out
+    if isinstance(data, Detail) and data.kind == "refeed.decision":
+        return _decision(data.data)
     if isinstance(data, Detail):
-        out = Text(f"{data.kind}\n", "bold")
-        out.append(f"{data.summary}\n\n")
+        out = Text(f"{data.summary}\n", "bold")
         for key, value in data.data.items():
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
-            out.append(f"{key}: ", "bold")
-            out.append(f"{shown}\n")
+            if value in ("", None, [], {}):
+                continue
+            out.append(f"\n{key.replace('_', ' ')}: ", "bold")
+            out.append(_value(value))
         return out
     if isinstance(data, Event):
-        out = Text(f"{data.type.replace('_', ' ')}\n\n", "bold")
-        out.append_text(_fields(data))
+        out = Text(f"{data.type.replace('_', ' ')}\n", "bold")
+        for key, value in data.to_dict().items():
+            if key in ("type", "step", "parent", "depth") or value in ("", None, [], {}):
+                continue
+            out.append(f"\n{key.replace('_', ' ')}: ", "bold")
+            out.append(_value(value))
         return out
     if data is None:
         return Text(HINT, "dim")
-    return Text(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+    return Text(_value(data).strip())
 
 
 class DetailPanel(VerticalScroll):
@@ -107,12 +146,39 @@ class DetailPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text(HINT, "dim"), id="detail-text")
 
-    def show(self, data) -> None:
-        self.query_one("#detail-text", Static).update(describe(data))
+    def show(self, data, names: dict[str, Passage] | None = None) -> None:
+        self.query_one("#detail-text", Static).update(describe(data, names))
         self.scroll_home(animate=False)
 
 
-class AnswerPanel(VerticalScroll, can_focus=False):
+def answer_as_text(answer: Answer) -> str:
+    """What Ctrl+Y copies: the answer with its markers, then the numbered sources."""
+    lines = [answer.marked_text or answer.text]
+    lines += [f"[{i}] {p.citation_label()}" for i, p in enumerate(answer.citations, 1)]
+    return "\n".join(lines)
+
+
+def marked(text: str) -> Text:
+    """The answer with its [n] markers set apart, so they read as references to the list below."""
+    out = Text()
+    for piece in MARKER.split(text):
+        out.append(piece, "bold cyan" if MARKER.fullmatch(piece) else "bold")
+    return out
+
+
+def answer_stats(answer: Answer) -> str:
+    """Short enough for a 60-column answer pane: what it cost, most telling first."""
+    c = answer.counts
+    parts = [f"{answer.seconds:.1f}s", f"{c.get('reader_calls', 0)} reader calls",
+             f"{c.get('retrievals', 0)} look-ups"]
+    if c.get("sub_questions"):
+        parts.append(f"{c['sub_questions']} sub-questions")
+    return " · ".join(parts)
+
+
+class AnswerPanel(VerticalScroll):
+    """Focusable, so the keyboard scrolls a long answer."""
+
     """The answer as it streams, then the final text with its numbered sources."""
 
     class CitationChosen(Message):
@@ -130,6 +196,7 @@ class AnswerPanel(VerticalScroll, can_focus=False):
         self._streamed = ""
         self._stream_step: int | None = None
         self._citations: list[Passage] = []
+        self.answer: Answer | None = None
 
     @property
     def text_widget(self) -> Static:
@@ -137,6 +204,7 @@ class AnswerPanel(VerticalScroll, can_focus=False):
 
     def reset(self, message: str = "") -> None:
         self._streamed, self._stream_step, self._citations = "", None, []
+        self.answer = None
         citations = self.query_one("#citations", OptionList)
         citations.clear_options()
         citations.display = False
@@ -151,12 +219,13 @@ class AnswerPanel(VerticalScroll, can_focus=False):
         self.scroll_end(animate=False)
 
     def show_answer(self, answer: Answer) -> None:
-        self.text_widget.update(Text(answer.text or "(no answer)", "bold"))
-        c = answer.counts
-        self.query_one("#answer-stats", Static).update(Text(
-            f"resolved by {answer.resolved_by or '-'} · {c.get('retrievals', 0)} retrievals · "
-            f"{c.get('sub_questions', 0)} sub-questions · {c.get('reader_calls', 0)} reader calls · "
-            f"{answer.seconds:.1f}s", "dim"))
+        self.answer = answer
+        shown = marked(answer.marked_text or answer.text or "(no answer)")
+        if not answer.citations and answer.passages_read:
+            shown.append(f"\n\nNo source: none of the {len(answer.passages_read)} passages read holds this "
+                         "answer.", "dim yellow")
+        self.text_widget.update(shown)
+        self.query_one("#answer-stats", Static).update(Text(answer_stats(answer), "dim"))
         self._citations = list(answer.citations)
         citations = self.query_one("#citations", OptionList)
         citations.clear_options()
@@ -164,6 +233,16 @@ class AnswerPanel(VerticalScroll, can_focus=False):
             citations.add_option(Option(citation_label(i, passage), id=str(i)))
         citations.display = bool(self._citations)
         self.scroll_home(animate=False)
+
+    def show_first_run(self, index_path: str) -> None:
+        out = Text("Your index is empty. ", "bold yellow")
+        out.append("Type the path of a folder of your documents above (e.g. examples/docs/) and press "
+                   "Enter, or press F3 for the index screen. Then ask here.\n\n")
+        out.append("Without an index the reader answers from memory alone: F2, strategy direct. "
+                   "F1 lists every key.", "dim")
+        if index_path:
+            out.append(f"\n\nIndex folder: {index_path}", "dim")
+        self.text_widget.update(out)
 
     def show_error(self, message: str, hint: str, kind: str = "error") -> None:
         out = Text(f"{kind}: ", "bold red" if kind == "error" else "bold yellow")

@@ -66,7 +66,7 @@ def ask(
     from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..strategies.refeed import with_refeed_options
-    from .render import answer_block, trace_line
+    from .render import TraceWriter, answer_block
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -74,15 +74,17 @@ def ask(
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))  # a bad spec: said before models load
+    steps = TraceWriter()
     for event in service.ask(question, chosen, settings):
         if as_json:
             if not isinstance(event, Token):
                 typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
-        elif isinstance(event, Answer):
+            continue
+        lines = steps.lines(event)  # also notes whether a check changed the answer
+        if trace:
+            for line in lines:
+                typer.echo(line)
+        if isinstance(event, Answer):
             if trace:
                 typer.echo("")
-            typer.echo(answer_block(event))
-        elif trace:
-            line = trace_line(event)
-            if line:
-                typer.echo(line)
+            typer.echo(answer_block(event, steps.narrator.revised))

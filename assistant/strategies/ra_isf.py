@@ -17,6 +17,15 @@ from .options import flag, whole
 UNKNOWN = "unknown"
 
 
+def judge_threshold(judge, task: str) -> float | None:
+    """The score a judge's yes needs for `task` (knows, relevance), for the steps to show; None
+    when the judge does not say."""
+    value = getattr(judge, f"{task}_threshold", None)
+    if value is None:
+        value = getattr(getattr(judge, "calibration", None), f"{task}_threshold", None)
+    return round(value, 4) if isinstance(value, (int, float)) else None
+
+
 class RaIsf(Strategy):
     name = "ra-isf"
     # depth: unset means the `depth` setting, whose range it shares
@@ -41,7 +50,8 @@ class RaIsf(Strategy):
             ctx.check_budget()
             verdict = judge.knows(question)
             yield SelfKnowledge(step=ctx.step(), parent=parent, depth=level, question=question,
-                                knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name)
+                                knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name,
+                                threshold=judge_threshold(judge, "knows"))
             if verdict.yes:
                 result = yield from generate_answer(ctx, prompts.closed_book(question), question,
                                                     "self-knowledge", parent=parent, depth=level, stream=top)
@@ -62,7 +72,7 @@ class RaIsf(Strategy):
             for passage, verdict in zip(passages, verdicts):
                 yield Relevance(step=ctx.step(), parent=parent, depth=level, question=question,
                                 passage_id=passage.id, relevant=verdict.yes, score=round(verdict.score, 4),
-                                judge=judge.name)
+                                judge=judge.name, threshold=judge_threshold(judge, "relevance"))
                 if verdict.yes:
                     relevant.append(passage)
         if relevant:

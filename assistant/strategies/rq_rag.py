@@ -175,15 +175,15 @@ class RqRag(Strategy):
     def answer(self, question: str, ctx: RunContext, path: Trajectory, depth: int, parent: int | None) -> StrategyRun:
         ctx.check_budget()
         tokens = ctx.settings.max_answer_tokens
-        messages = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, ANSWER), path.passages,
-                                tokens).messages
-        generation = ctx.reader.generate(messages, max_tokens=tokens)
+        fit = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, ANSWER), path.passages, tokens)
+        generation = ctx.reader.generate(fit.messages, max_tokens=tokens)
         text = clean_answer(generation.text)
         step = ctx.step()
         yield Draft(step=step, parent=parent, depth=depth, question=question, text=text,
                     basis=f"trajectory {' > '.join(s['action'] for s in path.steps)}",
-                    citations=[p.id for p in path.passages], avg_prob=round(generation.avg_prob, 4))
-        return Trajectory(steps=path.steps, passages=path.passages,
+                    citations=[p.id for p in fit.passages], avg_prob=round(generation.avg_prob, 4))
+        # the answer cites only what the reader was given, after fitting
+        return Trajectory(steps=path.steps, passages=list(fit.passages),
                           logprobs=path.logprobs + list(generation.token_logprobs), answer=text,
                           confidence=generation.avg_prob, answer_step=step)
 

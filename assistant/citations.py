@@ -1,0 +1,125 @@
+"""Which of the passages the reader was given does the answer rest on: attribution after the fact.
+
+Small readers cite badly when asked to, and asking them would change the answer prompts (and the
+measured EM), so the answer is attributed afterwards, deterministically: each sentence of the
+answer is matched against the passages the reader was given for it (after prompt fitting). A
+passage that contains the normalised sentence supports it outright; otherwise the sentence's key
+tokens (its content words not already in the question) are covered greedily by the passages that
+hold the most of them. A sentence nothing supports gets no citation rather than a wrong one.
+"""
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .events import Passage
+
+# words that carry no evidence: a passage holding "the" or "is" supports nothing
+STOPWORDS = frozenset("""
+a an the and or but nor of to in on at by for with from as into onto about over under than then
+is are was were be been being am do does did has have had having it its this that these those there
+here who whom whose which what when where why how i you he she we they me him her us them my your his
+our their not no yes so if also very just only s t can could will would shall should may might must
+""".split())
+NO_ANSWER = re.compile(r"^(unknown|i (do not|don't) know|no answer|not (stated|mentioned|given)|none)\b")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+MIN_SHARE = 0.5  # a sentence is supported when the chosen passages hold at least half its key tokens
+
+
+def normalise(text: str) -> str:
+    """Lower case, accents and punctuation gone, possessives and articles dropped, one space."""
+    text = unicodedata.normalize("NFKD", text.lower())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = re.sub(r"['’]s\b", "", text)
+    text = "".join(" " if c in string.punctuation or c in "‘’“”–—…" else c for c in text)
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def stem(word: str) -> str:
+    """A plural or third-person "s" off, so "leads" in the question covers "lead" in the answer."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def key_tokens(sentence: str, question: str = "") -> list[str]:
+    """The sentence's content words that the question does not already hold (stemmed). An answer
+    that only repeats the question has none, and is cited nowhere rather than anywhere."""
+    asked = {stem(w) for w in normalise(question).split()}
+    words = dict.fromkeys(stem(w) for w in normalise(sentence).split() if w not in STOPWORDS)
+    return [w for w in words if w not in asked]
+
+
+@dataclass
+class Attribution:
+    """The cited passages (numbered from 1 in this order) and the answer with [n] markers."""
+
+    cited: list[Passage] = field(default_factory=list)
+    marked_text: str = ""
+
+
+def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],
+                min_keys: int = 1) -> list[int]:
+    """Indices of the passages that support one sentence, best first; [] when none does."""
+    whole = normalise(sentence)
+    keys = key_tokens(sentence, question)
+    if len(keys) < min_keys or NO_ANSWER.match(whole):  # "yes", "unknown": no passage holds that as evidence
+        return []
+    containing = [i for i, text in enumerate(texts) if f" {whole} " in f" {text} "]
+    if containing:
+        return containing[:1]  # the same words twice (a passage indexed twice) need one source
+    needed = max(1, -(-len(keys) // 3))  # each chosen passage must add a third of the key tokens
+    uncovered, chosen = set(keys), []
+    while uncovered:
+        gains = [len(uncovered & tokens) for tokens in token_sets]
+        best = max(range(len(gains)), key=lambda i: (gains[i], -i), default=None)
+        if best is None or gains[best] < needed:
+            break
+        chosen.append(best)
+        uncovered -= token_sets[best]
+    covered = len(keys) - len(uncovered)
+    return chosen if chosen and covered / len(keys) >= MIN_SHARE else []
+
+
+def sentences(text: str) -> list[str]:
+    """The answer's sentences; a fragment of fewer than two words ("1.", "Yes.") joins the next."""
+    out, pending = [], ""
+    for piece in SENTENCE_END.split(" ".join(text.split())):
+        piece = f"{pending} {piece}".strip()
+        if len(re.findall(r"[^\W\d_]+", piece)) < 2:
+            pending = piece
+        else:
+            out.append(piece)
+            pending = ""
+    if pending:
+        if out:
+            out[-1] = f"{out[-1]} {pending}"
+        else:
+            out.append(pending)
+    return out
+
+
+def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attribution:
+    """Cite, among `given` (the passages the reader read for this answer), those the answer rests
+    on, with each sentence followed by the markers of its sources."""
+    given = list(given)
+    texts = [normalise(f"{p.title} {p.text}") for p in given]
+    token_sets = [{stem(w) for w in t.split()} for t in texts]
+    cited: list[Passage] = []
+    numbers: dict[str, int] = {}
+    marked = []
+    parts = sentences(answer)
+    # in a longer answer a sentence with one new word ("She is the lead.") leans on the one before
+    min_keys = 1 if len(parts) == 1 else 2
+    for sentence in parts:
+        markers = []
+        for i in _supporting(sentence, question, texts, token_sets, min_keys):
+            passage = given[i]
+            if passage.id not in numbers:
+                cited.append(passage)
+                numbers[passage.id] = len(cited)
+            markers.append(f"[{numbers[passage.id]}]")
+        marked.append(sentence + (" " + "".join(dict.fromkeys(markers)) if markers else ""))
+    return Attribution(cited=cited, marked_text=" ".join(marked))

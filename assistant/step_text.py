@@ -1,0 +1,201 @@
+"""Each step of a run as one plain-language line, for people: `ask --trace` and the app's steps.
+
+No internal step names, passages named by file or title (not by id), every score shown with the
+threshold it was compared with. `StepNarrator` keeps what earlier events said (the passages seen,
+how many the draft was checked against) so later lines can use it.
+"""
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Sequence
+
+from .citations import normalise
+from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
+                     SelfKnowledge, Started, SubAnswer, SubQuestion)
+
+RESOLVED = {
+    "self-knowledge": "from the reader's own knowledge",
+    "closed-book": "from the reader's own knowledge",
+    "passages": "from the relevant passages",
+    "fallback": "from the retrieved passages (none was judged relevant)",
+    "decomposition": "from the answers to its sub-questions",
+    "refinement": "revised against retrieved passages",
+    "depth-bound": "not answered: the sub-question limit was reached",
+    "budget": "stopped at the reader-call limit",
+}
+ACTIONS = {"rewrite": "Rewrote", "decompose": "Split", "disambiguate": "Made precise"}
+
+
+def short(text: str, width: int = 90) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def passage_name(passage: Passage) -> str:
+    """A file's name (with its page), or an article's title: what a person recognises."""
+    where = passage.path or passage.title or passage.id
+    if "/" in where or "\\" in where:
+        where = PurePath(where).name or where
+    if passage.page:
+        where += f", page {passage.page}"
+    if passage.section and passage.section != passage.title:  # one file, several passages: which part
+        where += f" › {short(passage.section, 30)}"
+    return where
+
+
+def score_vs(score: float | None, threshold: float | None) -> str:
+    if score is None:
+        return ""
+    if threshold is None:
+        return f"score {score:.2f}"
+    return f"score {score:.2f} {'≥' if score >= threshold else '<'} {threshold:.2f}"
+
+
+def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
+    """How the answer came about, in words; `revised` False when a check left the text as it was."""
+    first, plus, rest = resolved_by.partition("+")
+    if first.startswith("rq-rag "):
+        return f"from the best of the refined-query paths (chosen by {first.removeprefix('rq-rag ')})"
+    phrase = RESOLVED.get(first, first.replace("-", " ") or "-")
+    if plus and rest == "refined":
+        phrase += ", then revised against a second look-up" if revised else ", then checked against a second look-up"
+    return phrase
+
+
+def relevance_summary(verdicts: Sequence[Relevance]) -> str:
+    kept = sum(v.relevant for v in verdicts)
+    thresholds = {v.threshold for v in verdicts if v.threshold is not None}
+    rule = f" (judge score ≥ {thresholds.pop():.2f})" if len(thresholds) == 1 else ""
+    return f"Kept {kept} of {len(verdicts)} passages{rule}"
+
+
+def same_text(a: str, b: str) -> bool:
+    return normalise(a) == normalise(b)
+
+
+class StepNarrator:
+    """One readable line per event; remembers passages by id for the later lines that name them."""
+
+    def __init__(self):
+        self.passages: dict[str, Passage] = {}
+        self.checked_against = 0  # passages of the last feedback retrieval
+        self.revised = True  # False once a check kept the same text
+
+    def name_of(self, passage_id: str) -> str:
+        known = self.passages.get(passage_id)
+        return passage_name(known) if known else passage_id
+
+    def line(self, event: Event) -> str | None:
+        handler = getattr(self, f"_{event.type}", None)
+        return handler(event) if handler else None
+
+    def _started(self, e: Started) -> str:
+        return f"Question: {e.question}  (strategy {e.strategy})"
+
+    def _self_knowledge(self, e: SelfKnowledge) -> str:
+        # the score comes early: a narrow pane cuts the end of a line
+        if e.knows:
+            return f"Known from memory ({score_vs(e.score, e.threshold)}): answering without looking up"
+        return f"Not known from memory ({score_vs(e.score, e.threshold)}): looking it up"
+
+    def _retrieved(self, e: Retrieved) -> str:
+        for p in e.passages:
+            self.passages.setdefault(p.id, p)
+        return f"Looked up {len(e.passages)} passages for “{short(e.query, 70)}”"
+
+    def _relevance(self, e: Relevance) -> str:
+        mark = "✓" if e.relevant else "✗"
+        rank = f" #{e.rank_after} (was #{e.rank_before})" if e.rank_after is not None else ""
+        return f"{mark} {self.name_of(e.passage_id)}{rank} ({score_vs(e.score, e.threshold)})"
+
+    def _decomposed(self, e: Decomposed) -> str:
+        if not e.sub_questions:
+            return "Could not split the question into sub-questions"
+        return f"Split the question into {len(e.sub_questions)} sub-questions"
+
+    def _sub_question(self, e: SubQuestion) -> str:
+        return f"Sub-question {e.index + 1}: {e.question}"
+
+    def _sub_answer(self, e: SubAnswer) -> str:
+        return f"Sub-answer: “{short(e.answer, 80)}” ({resolved_phrase(e.resolved_by)})"
+
+    def _draft(self, e: Draft) -> str:
+        n = len(e.citations)
+        basis = e.basis
+        if basis in ("closed-book", "self-knowledge", "closed-book draft"):
+            what = "Answered from memory"
+        elif basis == "sampled draft":
+            what = "Sampled another answer from memory"
+        elif basis == "passages":
+            what = f"Answered from {n} relevant passage{'s' if n != 1 else ''}"
+        elif basis == "fallback":
+            what = f"Answered from all {n} retrieved passages (none was judged relevant)"
+        elif basis == "decomposition":
+            what = "Answered from the sub-answers"
+        elif basis == "refinement":
+            what = f"Revised the answer with {n} passages"
+        elif basis.startswith("trajectory"):
+            what = f"Answered along the path {basis.removeprefix('trajectory').strip()}"
+        else:
+            what = f"Answered ({basis})"
+        confidence = f" (confidence {e.avg_prob:.2f})" if e.avg_prob is not None else ""
+        return f"{what}{confidence}: “{short(e.text, 80)}”"
+
+    def _note(self, e: Note) -> str:
+        return "Note: " + e.message[:1].upper() + e.message[1:]
+
+    def _answer(self, e: Answer) -> str:
+        return (f"Answer: {e.marked_text or e.text or '(no answer)'} — "
+                f"{resolved_phrase(e.resolved_by, self.revised)}, {e.seconds:.1f} s")
+
+    def _detail(self, e: Detail) -> str:
+        d = e.data
+        if e.kind == "pipeline.stage":
+            self.revised = True
+            if d.get("stage") == 2:
+                return "Step 2: check the answer against a second look-up (ReFeed)"
+            return "Step 1: look up passages, judge them, split the question if needed (RA-ISF)"
+        if e.kind == "refeed.drafts":
+            drafts = d.get("drafts", [])
+            listed = "; ".join(f"(confidence {x['avg_prob']:.2f}) “{short(x['text'], 50)}”" for x in drafts)
+            return f"Checking {'the draft' if len(drafts) == 1 else f'{len(drafts)} drafts'}: {listed}"
+        if e.kind == "refeed.feedback":
+            self.checked_against = len(d.get("passages", []))
+            return f"Gathered {self.checked_against} passages to check the draft against"
+        if e.kind == "refeed.decision":
+            return self._decision(d)
+        if e.kind == "rq-rag.search-decision":
+            verdict = "search the index" if d.get("search") else "answer without searching"
+            return f"Decided to {verdict} ({score_vs(d.get('p_search'), 0.5)})"
+        if e.kind == "rq-rag.refine":
+            return f"{ACTIONS.get(d.get('action'), 'Refined')} the query: “{short(d.get('query', ''), 70)}”"
+        if e.kind == "rq-rag.trajectory":
+            route = " > ".join(s["action"] for s in d.get("steps", []))
+            chosen = " — chosen" if d.get("chosen") else ""
+            return (f"Path {d.get('index', 0) + 1} ({route}): “{short(d.get('answer', ''), 50)}” "
+                    f"({d.get('selection')} score {d.get('score', 0):.2f}){chosen}")
+        if e.kind == "llmqa.expansion":
+            chosen = d.get("expansions", [{}])[d.get("chosen", 0)].get("text", "")
+            return (f"Expanded the question (best of {len(d.get('expansions', []))} by {d.get('by')}): "
+                    f"“{short(chosen, 60)}”")
+        if e.kind == "llmqa.rerank":
+            kept = ", ".join(self.name_of(pid) for pid in d.get("kept", []))
+            return f"Reranked {len(d.get('before', []))} passages; reading {kept}"
+        return short(e.summary, 120)
+
+    def _decision(self, d: dict) -> str:
+        draft, refined = d.get("draft", {}), d.get("refined", {})
+        checked = f"Checked the draft against {self.checked_against} passages"
+        if same_text(draft.get("text", ""), refined.get("text", "")):
+            self.revised = False
+            return f"{checked}; the revision says the same, so the answer stands"
+        kept_revision = d.get("kept") == "refined"
+        if not d.get("ensemble", True):
+            return f"{checked}; kept the revision (the comparison is off)"
+        p_new, p_old = refined.get("avg_prob", 0.0), draft.get("avg_prob", 0.0)
+        if kept_revision:
+            return (f"{checked}; kept the revision because the reader is at least as sure of it "
+                    f"(confidence {p_new:.2f} ≥ {p_old:.2f})")
+        self.revised = False
+        return (f"{checked}; kept the draft because the reader is surer of it "
+                f"(confidence {p_old:.2f} > {p_new:.2f} for “{short(refined.get('text', ''), 40)}”)")

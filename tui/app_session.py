@@ -1,0 +1,94 @@
+"""The parts of the app that make it a place to stay: what is remembered across restarts, the
+transcript of this session, help and the copy keys. Mixed into AssistantApp (tui/app.py)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from models.errors import AssistantError
+
+from .help_screen import HelpScreen
+from .panels import AnswerPanel, DetailPanel, answer_as_text
+from .question_input import QuestionInput
+from .session_store import SessionStore
+from .steps import StepTree
+from .transcript import TranscriptScreen
+
+
+class SessionKeys:
+    """Needs from the app: settings, spec, backend, store, exchanges, shown, asking, notify."""
+
+    # -- what is remembered across restarts
+    def _restore_session(self) -> None:
+        if not self._remember:
+            return
+        self.store = SessionStore(self._state_dir or self.settings.data_dir)
+        remembered = self.store.load()
+        self.query_one(QuestionInput).restore(remembered.questions)
+        if remembered.spec and not self._spec_given:
+            try:
+                self.backend.make_strategy(remembered.spec)
+                self.spec = remembered.spec
+            except AssistantError:
+                pass  # a strategy this version no longer has: the default
+        values = dict(remembered.settings)
+        reader = values.pop("reader", None)
+        try:
+            settings = self.settings.with_overrides(**{k: v for k, v in values.items() if v is not None})
+            self.settings = replace(settings, reader=Path(reader) if reader else settings.reader)
+        except (AssistantError, TypeError, ValueError):
+            self.notify("The settings saved last time are not valid any more; using the defaults.",
+                        severity="warning")
+
+    def _save_questions(self) -> None:
+        if self.store is not None:
+            self.store.save_questions(self.query_one(QuestionInput).history)
+
+    # -- help, copying and the transcript
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_copy_answer(self) -> None:
+        answer = self.query_one(AnswerPanel).answer
+        if answer is None:
+            self.notify("No answer to copy yet.", severity="warning", timeout=3)
+            return
+        self.copy_to_clipboard(answer_as_text(answer))
+        self.notify(f"Copied the answer and its {len(answer.citations)} source(s).", timeout=3)
+
+    def action_copy_selection(self) -> None:
+        """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.notify("Copied the selected text.", timeout=3)
+        else:
+            self.notify("Nothing selected. Ctrl+Y copies the answer; Ctrl+Q quits.", timeout=4)
+
+    def action_transcript(self) -> None:
+        def chosen(index: int | None) -> None:
+            if index is not None and index < len(self.exchanges):
+                self.show_exchange(index)
+
+        self.push_screen(TranscriptScreen(self.exchanges, self.shown), chosen)
+
+    def show_exchange(self, index: int) -> None:
+        """Show a past question's steps and answer again (the one being answered stays live)."""
+        if self.asking and index != len(self.exchanges) - 1:
+            self.notify("Wait for the answer or stop it (Esc) before going back.", severity="warning")
+            return
+        if self.asking:
+            return  # it is already on screen, and still growing
+        exchange = self.exchanges[index]
+        self.shown = index
+        tree, panel = self.query_one(StepTree), self.query_one(AnswerPanel)
+        tree.start(exchange.question)
+        for event in exchange.events:
+            tree.add_event(event)
+        tree.fold_finished_retrievals()
+        panel.reset()
+        if exchange.answer is not None:
+            panel.show_answer(exchange.answer)
+        else:
+            panel.show_error(exchange.ending or "no answer", "", kind="stopped")
+        self.query_one(DetailPanel).show(None)
