@@ -128,3 +128,29 @@ def test_judge_pool_runs_the_selector_with_its_expansion_searches(judge_copy):
     assert (verdicts[0].passage_id, verdicts[0].rank_before, verdicts[0].rank_after) == ("p1", 2, 1)
     assert [c.id for c in events[-1].citations] == ["p1"]  # one above the threshold, min_passages 1
     assert merge_pool([], [])[0] == []
+
+
+def test_training_on_tiny_pools_moves_the_bridge_up():
+    """Synthetic pools: the second supporting passage is ranked 6th by the search but named by the
+    first; after fitting, the selector's top 2 hold both for (nearly) every held-out question."""
+    from assistant.judge_training.selector_fit import LabelledPool, fit_two_stages
+
+    rng = np.random.default_rng(1)
+    pools = []
+    for n in range(60):
+        entities = [f"Entity{n}x{i} Name" for i in range(8)]
+        bridge = 5
+        texts = [f"Something about {entities[i]} and {entities[(i + 3) % 8]}" if i else
+                 f"The topic asked about, linked to {entities[bridge]}" for i in range(8)]
+        found = [PoolPassage(entities[i], texts[i], i, 1 / (61 + i)) for i in range(8)]
+        labels = np.array([1 if i in (0, bridge) else 0 for i in range(8)])
+        question = f"Which thing relates to the topic asked about {rng.integers(1000)}?"
+
+        def make(first, question=question, found=found):
+            return np.asarray(pool_features(question, found, list(first), [0.0] * 8))
+
+        keys = [f"{n}-{i}" for i in range(8)]
+        pools.append(LabelledPool(f"q{n}", make, search_order(found), labels, 2, keys, {keys[0], keys[bridge]}))
+    _, out_of_fold = fit_two_stages(pools, seed=0)
+    both = [set(np.argsort(-s, kind="stable")[:2]) == {0, 5} for s in out_of_fold]
+    assert sum(both) >= 50, sum(both)  # the search's top 2 hold both for none
