@@ -45,21 +45,31 @@ class TreeEnsemble:
             self.trees.append(arrays)
         self.depth = int(spec.get("max_depth", 8)) + 1
 
+        # all trees side by side, padded to one width: a walk is `depth` steps over (trees x rows)
+        width = max(len(t["feature"]) for t in self.trees)
+
+        def stack(name, fill):
+            return np.stack([np.pad(t[name], (0, width - len(t[name])), constant_values=fill) for t in self.trees])
+
+        self.feature, self.threshold = stack("feature", 0), stack("threshold", 0.0)
+        self.left, self.right, self.value = stack("left", -1), stack("right", -1), stack("value", 0.0)
+        self.feature = np.maximum(self.feature, 0)  # leaves carry -2: never read, but must index
+
     def log_odds(self, x) -> "np.ndarray":
         import numpy as np
 
-        rows = np.arange(len(x))
-        total = np.full(len(x), self.init)
-        for t in self.trees:
-            node = np.zeros(len(x), dtype=np.int64)
-            for _ in range(self.depth):
-                inner = t["left"][node] >= 0
-                if not inner.any():
-                    break
-                go_left = x[rows, np.maximum(t["feature"][node], 0)] <= t["threshold"][node]
-                node = np.where(inner, np.where(go_left, t["left"][node], t["right"][node]), node)
-            total += self.rate * t["value"][node]
-        return total
+        x = np.asarray(x, dtype=np.float64)
+        trees = np.arange(len(self.trees))[:, None]
+        node = np.zeros((len(self.trees), len(x)), dtype=np.int64)
+        rows = np.arange(len(x))[None, :]
+        for _ in range(self.depth):
+            left = self.left[trees, node]
+            inner = left >= 0
+            if not inner.any():
+                break
+            go_left = x[rows, self.feature[trees, node]] <= self.threshold[trees, node]
+            node = np.where(inner, np.where(go_left, left, self.right[trees, node]), node)
+        return self.init + self.rate * self.value[trees, node].sum(0)
 
 
 class PassageSelector:

@@ -183,6 +183,8 @@ def train_selector(
                                                                           "one of the top passages)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N questions of each file."),
     seed: int = typer.Option(0, "--seed"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="A JSON file of searched pools: reused, and "
+                                                               "filled with new ones (searching is the slow part)."),
 ) -> None:
     """Train the second-stage passage selector (gradient-boosted trees over pool features: search rank,
     question coverage, titles named in the question or in other top passages) and write it beside the
@@ -198,7 +200,7 @@ def train_selector(
 
     settings = load_settings()
     result = run(data or _default_shared_data(), judge or shipped_judge_path(), settings.data_dir,
-                 registry.get_embedder(settings), seed=seed, expansions=expansions, limit=limit,
+                 registry.get_embedder(settings), seed=seed, expansions=expansions, limit=limit, cache=cache,
                  say=lambda line: typer.echo(f"  {line}", err=True))
     found = result.spec["out_of_fold"]["all_support_found"]
     typer.echo(f"selector: {result.path} (threshold {result.spec['threshold']:.2f})")

@@ -20,7 +20,7 @@ from models.errors import AssistantError
 from models.passage_selector import SELECTOR_FILE
 from models.relevance_judge import SETTINGS_FILE, check_folder
 
-from ..pool_features import FEATURES, pool_features
+from ..pool_features import FEATURES, PoolPassage, pool_features
 from ..pool_select import expansion_queries, merge_pool, search_order
 from .relevance_data import check_data_dir, training_questions
 from .relevance_metrics import all_found
@@ -40,36 +40,68 @@ class SelectorResult:
     spec: dict
 
 
-def gather_pools(questions, shared_data: Path, data_dir: Path, embedder, expansions: int,
-                 say: Callable[[str], None]) -> list[LabelledPool]:
+def search_pools(questions, shared_data: Path, data_dir: Path, embedder, expansions: int,
+                 say: Callable[[str], None], cache: Path | None = None) -> dict[str, list[dict]]:
+    """Question id -> its merged pool (the search's, then the expansion searches' new passages),
+    as plain records. With `cache`, pools already there are reused and new ones are added to it
+    after each file (searching is the slow part; fitting takes seconds)."""
     from index_builder.dataset_corpus import build_dataset_corpus
+    from index_builder.lock import IndexBusy
     from index_builder.store import IndexStore
 
     from ..retriever import HybridRetriever
 
-    pools: list[LabelledPool] = []
-    for name in sorted({q.file for q in questions}):
-        index, _ = build_dataset_corpus(Path(shared_data) / name, data_dir, embedder,
-                                        on_progress=lambda p, name=name: say(
-                                            f"indexing {name}: {p.files_done}/{p.total_files}"))
+    found_pools: dict[str, list[dict]] = {}
+    if cache and Path(cache).is_file():
+        stored = json.loads(Path(cache).read_text(encoding="utf-8"))
+        if stored.get("pool") == POOL and stored.get("expansions") == expansions and \
+                stored.get("expansion_depth") == EXPANSION_DEPTH:
+            found_pools = stored["pools"]
+    files = sorted({q.file for q in questions if q.id not in found_pools})
+    while files:
+        name = files.pop(0)
+        try:
+            index, _ = build_dataset_corpus(Path(shared_data) / name, data_dir, embedder,
+                                            on_progress=lambda p, name=name: say(
+                                                f"indexing {name}: {p.files_done}/{p.total_files}"))
+        except IndexBusy:  # another process is building it: do the other files first
+            if not files:
+                raise
+            files.append(name)
+            continue
         retriever = HybridRetriever(IndexStore.open(index), embedder, candidates=POOL)
-        mine = [q for q in questions if q.file == name]
+        mine = [q for q in questions if q.file == name and q.id not in found_pools]
         for number, question in enumerate(mine, 1):
             text = question.example.question
             pool = retriever.search(text, POOL)
             extra = [retriever.search(q, EXPANSION_DEPTH) for q in expansion_queries(text, pool, expansions)]
             merged, found = merge_pool(pool, extra)
-            support = supporting_keys(question)
-            labels = np.array([key_of_path(p.path) in support for p in merged], dtype=int)
-            zeros = [0.0] * len(found)
-
-            def features(first, text=text, found=found, zeros=zeros):
-                return np.asarray(pool_features(text, found, list(first), zeros), dtype=np.float64)
-
-            pools.append(LabelledPool(question.id, features, search_order(found), labels, len(support),
-                                      [key_of_path(p.path) for p in merged], support))
-            if number % 100 == 0:
+            found_pools[question.id] = [{"key": key_of_path(p.path), "title": f.title, "text": f.text,
+                                         "rank": f.search_rank, "score": f.search_score, "expansion": f.expansion}
+                                        for p, f in zip(merged, found)]
+            if number % 50 == 0:
                 say(f"searching {name}: {number}/{len(mine)} questions")
+        if cache:
+            Path(cache).write_text(json.dumps({"pool": POOL, "expansions": expansions,
+                                               "expansion_depth": EXPANSION_DEPTH, "pools": found_pools}),
+                                   encoding="utf-8")
+    return found_pools
+
+
+def labelled_pools(questions, found_pools: dict[str, list[dict]]) -> list[LabelledPool]:
+    pools = []
+    for question in questions:
+        records = found_pools[question.id]
+        found = [PoolPassage(r["title"], r["text"], r["rank"], r["score"], r["expansion"]) for r in records]
+        keys = [r["key"] for r in records]
+        support = supporting_keys(question)
+        zeros = [0.0] * len(found)
+
+        def features(first, text=question.example.question, found=found, zeros=zeros):
+            return np.asarray(pool_features(text, found, list(first), zeros), dtype=np.float64)
+
+        pools.append(LabelledPool(question.id, features, search_order(found),
+                                  np.array([k in support for k in keys], dtype=int), len(support), keys, support))
     return pools
 
 
@@ -96,14 +128,14 @@ def choose_threshold(pools, scores) -> float:
 
 
 def train_selector(shared_data: Path, judge_folder: Path, data_dir: Path, embedder, seed: int = 0,
-                   expansions: int = EXPANSIONS, limit: int | None = None,
+                   expansions: int = EXPANSIONS, limit: int | None = None, cache: Path | None = None,
                    say: Callable[[str], None] = lambda line: None) -> SelectorResult:
     shared_data = check_data_dir(shared_data)
     folder = check_folder(judge_folder)  # the selector sits beside a judge (its judge.json names it)
     questions = training_questions(shared_data, limit)
     say(f"{len(questions)} training questions; pools of {POOL} + {expansions} expansion searches of {EXPANSION_DEPTH}")
     started = time.perf_counter()
-    pools = gather_pools(questions, shared_data, data_dir, embedder, expansions, say)
+    pools = labelled_pools(questions, search_pools(questions, shared_data, data_dir, embedder, expansions, say, cache))
     searched = time.perf_counter() - started
     say(f"searched in {searched:.0f}s; fitting")
     stages, oof = fit_two_stages(pools, seed)
