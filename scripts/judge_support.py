@@ -62,10 +62,12 @@ def measure(questions, retriever, judge, pools: list[int], tops: list[int], hybr
     tally = Tally()
     for question in questions:
         text, support = question.example.question, supporting_keys(question)
+        # One search: with candidates >= every k, search(q, k) is the first k of search(q, widest)
+        widest = retriever.search(text, max(pools + hybrid))
         for k in hybrid:
-            tally.count(f"hybrid top-{k}", all_found([key_of_path(p.path) for p in retriever.search(text, k)], support, k))
+            tally.count(f"hybrid top-{k}", all_found([key_of_path(p.path) for p in widest[:k]], support, k))
         for pool_size in pools:
-            pool = retriever.search(text, pool_size)
+            pool = widest[:pool_size]
             keys = [key_of_path(p.path) for p in pool]
             tally.count(f"hybrid top-{pool_size} (the pool)", all_found(keys, support, pool_size))
             judged = None
@@ -134,7 +136,7 @@ def main() -> None:
         questions = questions[:args.first] if args.first else questions
         print(f"{name}: {len(questions)} questions ...", file=sys.stderr, flush=True)
         index, _ = build_dataset_corpus(data / REPORT_FILES[name].path, settings.data_dir, embedder)
-        retriever = HybridRetriever(IndexStore.open(index), embedder)
+        retriever = HybridRetriever(IndexStore.open(index), embedder, candidates=max(pools + hybrid))
         columns[f"{name} ({len(questions)})"] = measure(questions, retriever, judge, pools, tops, hybrid,
                                                         not args.no_cross_encoder)
     print(f"judge: {judge.name}, threshold {judge.threshold:.3f}" +

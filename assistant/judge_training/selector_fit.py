@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-GBM = {"n_estimators": 150, "max_depth": 3, "learning_rate": 0.08, "subsample": 0.8, "min_samples_leaf": 20}
+GBM = {"n_estimators": 100, "max_depth": 3, "learning_rate": 0.08, "subsample": 0.8, "min_samples_leaf": 20}
 FOLDS = 5
 
 

@@ -117,14 +117,13 @@ def recall_at(pools, scores, k: int | None = None, threshold: float | None = Non
     return hits / len(pools), kept_total / len(pools)
 
 
-def choose_threshold(pools, scores) -> float:
-    """The cut with the best all-support share within KEEP; the higher cut (fewer passages) on ties."""
-    best = (-1.0, 1.0)
-    for threshold in np.round(np.arange(0.02, 0.96, 0.02), 2):
-        share, _ = recall_at(pools, scores, threshold=float(threshold))
-        if share > best[0] + 1e-9 or (abs(share - best[0]) <= 1e-9 and threshold > best[1]):
-            best = (share, float(threshold))
-    return best[1]
+def choose_threshold(pools, scores, tolerance: float = 0.01) -> float:
+    """The highest cut whose all-support share (within KEEP) is within `tolerance` of the best cut's:
+    fewer passages for (almost) the same support."""
+    cuts = [float(t) for t in np.round(np.arange(0.02, 0.96, 0.02), 2)]
+    shares = {t: recall_at(pools, scores, threshold=t)[0] for t in cuts}
+    best = max(shares.values())
+    return max(t for t, share in shares.items() if share >= best - tolerance)
 
 
 def train_selector(shared_data: Path, judge_folder: Path, data_dir: Path, embedder, seed: int = 0,
@@ -162,5 +161,5 @@ def train_selector(shared_data: Path, judge_folder: Path, data_dir: Path, embedd
     except (OSError, ValueError) as exc:
         raise AssistantError(f"{settings_path} is unreadable ({exc}); rebuild the judge first") from None
     settings["selector"] = SELECTOR_FILE
-    settings_path.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+    settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return SelectorResult(path, spec)
