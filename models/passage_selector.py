@@ -11,14 +11,13 @@ Plain JSON, evaluated in numpy: no pickle, nothing to execute, a few millisecond
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Sequence
 
 from .errors import ModelError
 
 SELECTOR_FILE = "selector.json"
-_HOW = "reinstall the package, or rebuild it with `assistant judge train-selector --out FOLDER`"
+_HOW = "reinstall the package, or rebuild it with `assistant judge train-selector --judge FOLDER`"
 
 
 class TreeEnsemble:
@@ -43,10 +42,9 @@ class TreeEnsemble:
                     (inner & (arrays["right"] < 0)).any():
                 raise ValueError("a tree node points outside the tree or the features")
             self.trees.append(arrays)
-        self.depth = int(spec.get("max_depth", 8)) + 1
-
-        # all trees side by side, padded to one width: a walk is `depth` steps over (trees x rows)
+        # all trees side by side, padded to one width: a walk is at most `width` steps over (trees x rows)
         width = max(len(t["feature"]) for t in self.trees)
+        self.steps = width  # a walk ends at the leaves long before; the bound only stops a damaged file
 
         def stack(name, fill):
             return np.stack([np.pad(t[name], (0, width - len(t[name])), constant_values=fill) for t in self.trees])
@@ -62,7 +60,7 @@ class TreeEnsemble:
         trees = np.arange(len(self.trees))[:, None]
         node = np.zeros((len(self.trees), len(x)), dtype=np.int64)
         rows = np.arange(len(x))[None, :]
-        for _ in range(self.depth):
+        for _ in range(self.steps):
             left = self.left[trees, node]
             inner = left >= 0
             if not inner.any():
@@ -73,7 +71,7 @@ class TreeEnsemble:
 
 
 class PassageSelector:
-    """select(features) -> P(supporting) per passage; `keep` decides how many the reader reads."""
+    """The selector's stages, feature names, keep-threshold and expansion searches, from selector.json."""
 
     def __init__(self, folder: Path | str, name: str = SELECTOR_FILE):
         path = Path(folder).expanduser() / Path(str(name)).name  # a bare file name, inside the folder
@@ -105,7 +103,3 @@ def sigmoid(values):
     import numpy as np
 
     return 1.0 / (1.0 + np.exp(-np.clip(values, -40, 40)))
-
-
-def logistic(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, x))))
