@@ -83,7 +83,9 @@ def main() -> None:
             selector_scores(judge.selector, q, found, judged)
 
         runs["selector"] = select
-        runs["expansion queries"] = lambda q, ps: embedder.encode([f"{q} {p}" for p in ps[:judge.selector.expansions]])
+        if judge.selector.expansions:
+            runs["expansion queries"] = lambda q, ps: embedder.encode([f"{q} {p}"
+                                                                       for p in ps[:judge.selector.expansions]])
     seconds = {(name, k): 0.0 for name in runs for k in POOLS}
     for i, (question, pool) in enumerate(pools, 1):
         for k in POOLS:
@@ -102,9 +104,10 @@ def main() -> None:
     for k in POOLS:
         print(f"RATIO judge / embedder throughput, pool {k}: {rates[('judge', k)] / rates[('embedder', k)]:.2f}")
         if "selector" in runs:
-            whole = seconds[("selector", k)] + seconds[("expansion queries", k)]
-            print(f"RATIO selector with its expansion queries / embedder, ms per question, pool {k}: "
+            whole = seconds[("selector", k)] + seconds.get(("expansion queries", k), 0.0)
+            print(f"RATIO selector (with its expansion queries, if any) / embedder, ms per question, pool {k}: "
                   f"{whole / seconds[('embedder', k)]:.3f}")
+            print(f"RATIO selector / judge, ms per question, pool {k}: {whole / seconds[('judge', k)]:.3f}")
 
 
 if __name__ == "__main__":
