@@ -100,7 +100,8 @@ def pool_features(question: str, pool: Sequence[PoolPassage], first: Sequence[fl
         named_by = [j for j in others if names[j][i]]
         names_out = [j for j in others if names[i][j]]
         rows.append([
-            1.0 / (1 + p.search_rank), p.search_score / best_search if p.expansion == 0 else 0.0, float(p.expansion > 0),
+            1.0 / (1 + p.search_rank), p.search_score / best_search if p.expansion == 0 else 0.0,
+            float(p.expansion > 0),
             judge[i], judge_inv[i], (judge[i] - judge_mean) / judge_sd,
             first_inv[i],
             float(_mentions(q_joined, titles[i])),

@@ -34,7 +34,8 @@ def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent
     judge = ctx.relevance
     selector = getattr(judge, "selector", None)
     if selector is None:
-        return list(pool), judge.score(question, [passage_text(p.title, p.text) for p in pool]), judge.threshold, judge.name
+        scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
+        return list(pool), scores, judge.threshold, judge.name
     from .pool_select import expansion_queries, merge_pool, selector_scores
 
     expansions = []

@@ -205,7 +205,8 @@ def train_selector(
     found = result.spec["out_of_fold"]["all_support_found"]
     typer.echo(f"selector: {result.path} (threshold {result.spec['threshold']:.2f})")
     typer.echo("  out-of-fold, all supporting paragraphs found: " + ", ".join(
-        f"{name} {100 * share:.0f}%" if name != "mean kept" else f"{name} {share:.1f}" for name, share in found.items()))
+        f"{name} {100 * share:.0f}%" if name != "mean kept" else f"{name} {share:.1f}"
+        for name, share in found.items()))
 
 
 @judge_app.command("score")

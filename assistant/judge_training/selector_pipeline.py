@@ -151,7 +151,8 @@ def train_selector(shared_data: Path, judge_folder: Path, data_dir: Path, embedd
             "training": {"seed": seed, "gbm": GBM, "questions": dict(Counter(q.file for q in questions)),
                          "limit": limit, "passages": int(sum(len(p.labels) for p in pools)),
                          "supporting": int(sum(p.labels.sum() for p in pools)),
-                         "search_seconds": round(searched), "fit_seconds": round(time.perf_counter() - started - searched)},
+                         "search_seconds": round(searched),
+                         "fit_seconds": round(time.perf_counter() - started - searched)},
             "out_of_fold": {"questions": len(pools), "all_support_found": metrics}}
     path = folder / SELECTOR_FILE
     path.write_text(json.dumps(spec), encoding="utf-8")
