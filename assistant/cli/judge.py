@@ -194,14 +194,16 @@ def train_selector(
     """
     from models import registry
     from models.config import load_settings
-    from models.relevance_judge import shipped_judge_path
+    from models.relevance_judge import check_folder, shipped_judge_path
 
+    from ..judge_training.relevance_data import check_data_dir
     from ..judge_training.selector_pipeline import train_selector as run
 
     settings = load_settings()
-    result = run(data or _default_shared_data(), judge or shipped_judge_path(), settings.data_dir,
-                 registry.get_embedder(settings), seed=seed, expansions=expansions, limit=limit, cache=cache,
-                 say=lambda line: typer.echo(f"  {line}", err=True))
+    # bad paths are one line before the embedder's slow load
+    folder, shared = check_folder(judge or shipped_judge_path()), check_data_dir(data or _default_shared_data())
+    result = run(shared, folder, settings.data_dir, registry.get_embedder(settings), seed=seed, expansions=expansions,
+                 limit=limit, cache=cache, say=lambda line: typer.echo(f"  {line}", err=True))
     found = result.spec["out_of_fold"]["all_support_found"]
     typer.echo(f"selector: {result.path} (threshold {result.spec['threshold']:.2f})")
     typer.echo("  out-of-fold, all supporting paragraphs found: " + ", ".join(
