@@ -3,6 +3,11 @@
 Hybrid search finds both supporting paragraphs of a HotpotQA question in its top 10 for 75% of
 questions; a trained judge over a wider pool can put them in the top few, and fewer, better
 passages mean shorter prompts, which on a CPU is most of an answer's time.
+
+When the judge folder carries a passage selector (selector.json, models/passage_selector.py),
+the selector decides: it may first search again for the missing hop (question + a top passage,
+no reader call), then scores the merged pool from features that see the links between passages
+(assistant/pool_select.py); the cross-encoder is then one of its features, or not used at all.
 """
 from __future__ import annotations
 
@@ -21,24 +26,42 @@ class Ranked:
     above_threshold: int  # how many passages the judge found relevant (0: RA-ISF decomposes)
 
 
+def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent: int | None,
+                 depth: int) -> Generator[Event, None, tuple[list[Passage], list[float], float, str]]:
+    """(pool, possibly grown by expansion searches; a score per passage; the threshold; who scored)."""
+    from models.relevance_judge import passage_text
+
+    judge = ctx.relevance
+    selector = getattr(judge, "selector", None)
+    if selector is None:
+        scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
+        return list(pool), scores, judge.threshold, judge.name
+    from .pool_select import expansion_queries, merge_pool, selector_scores
+
+    expansions = []
+    if ctx.retriever is not None:
+        for query in expansion_queries(question, pool, selector.expansions):
+            expansions.append((yield from ctx.retrieve(query, k=selector.expansion_depth, parent=parent, depth=depth)))
+    merged, found = merge_pool(pool, expansions)
+    judged = judge.score(question, [passage_text(p.title, p.text) for p in merged]) if selector.uses_judge else None
+    return merged, selector_scores(selector, question, found, judged), selector.threshold, f"{judge.name} + selector"
+
+
 def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: int | None = None,
                depth: int = 0) -> Generator[Event, None, Ranked]:
     """Score every pool passage, yield a Relevance event each (best first), keep the top ones.
 
-    Kept: the passages at or above the judge's threshold, but at least `min_passages` and at most
+    Kept: the passages at or above the threshold, but at least `min_passages` and at most
     `max_passages` (settings); with none above the threshold the top min_passages are still kept,
     and `above_threshold` = 0 tells RA-ISF that nothing was judged relevant."""
-    from models.relevance_judge import passage_text
-
-    judge = ctx.relevance
     settings = ctx.settings
-    scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
+    pool, scores, threshold, name = yield from _pool_scores(ctx, question, pool, parent, depth)
     order = sorted(range(len(pool)), key=lambda i: -scores[i])
-    above = sum(s >= judge.threshold for s in scores)
+    above = sum(s >= threshold for s in scores)
     keep = min(settings.max_passages, max(settings.min_passages, above), len(pool))
     for rank_after, i in enumerate(order, 1):
         yield Relevance(step=ctx.step(), parent=parent, depth=depth, question=question,
                         passage_id=pool[i].id, relevant=rank_after <= keep, score=round(scores[i], 4),
-                        judge=judge.name, rank_before=i + 1, rank_after=rank_after,
-                        threshold=round(judge.threshold, 4))
+                        judge=name, rank_before=i + 1, rank_after=rank_after,
+                        threshold=round(threshold, 4))
     return Ranked(kept=[pool[i] for i in order[:keep]], above_threshold=above)

@@ -3,8 +3,12 @@
 For each question the judge scores a pool of 30 and of 50 passages (the question's own HotpotQA
 paragraphs, then other questions' paragraphs: ~100-word Wikipedia passages, as at run time),
 and the embedder (bundled MiniLM bi-encoder, torch as configured by default) encodes the same
-passages, which is what indexing them costs. The two take turns question by question, so a
-noisy machine slows them alike. Prints pairs/s, ms per question at 30 and 50, and the ratio.
+passages, which is what indexing them costs. When the judge folder carries a passage selector,
+its cost is timed in the same loop: the features and trees over the pool, and the embedding of
+its expansion queries (question + a top passage; the index lookups that follow are not timed
+here: scripts/judge_support.py times whole expansion searches on the real index). They take
+turns question by question, so a noisy machine slows them alike. Prints pairs/s, ms per
+question at 30 and 50, and the ratios.
 
 Run: .venv/bin/python benchmarks/bench_relevance_judge.py [--small] [--questions N] [--threads N]
      [--judge FOLDER]
@@ -67,13 +71,27 @@ def main() -> None:
           f"{sum(lengths) / len(lengths):.0f} tokens per (question, passage) on average")
     judge.score(*pools[0])  # warm-up: first-call allocations
     embedder.encode(pools[0][1][:8])
-    seconds = {("judge", k): 0.0 for k in POOLS} | {("embedder", k): 0.0 for k in POOLS}
+    runs = {"judge": lambda q, ps: judge.score(q, ps), "embedder": lambda q, ps: embedder.encode(ps)}
+    if judge.selector is not None:
+        from assistant.pool_features import PoolPassage
+        from assistant.pool_select import selector_scores
+
+        def select(q, ps):  # pool order stands in for the search order
+            found = [PoolPassage(*p.split(": ", 1), rank, 1.0 / (61 + rank)) if ": " in p
+                     else PoolPassage("", p, rank, 1.0 / (61 + rank)) for rank, p in enumerate(ps)]
+            judged = judge.score(q, ps) if judge.selector.uses_judge else None
+            selector_scores(judge.selector, q, found, judged)
+
+        runs["selector"] = select
+        if judge.selector.expansions:
+            runs["expansion queries"] = lambda q, ps: embedder.encode([f"{q} {p}"
+                                                                       for p in ps[:judge.selector.expansions]])
+    seconds = {(name, k): 0.0 for name in runs for k in POOLS}
     for i, (question, pool) in enumerate(pools, 1):
         for k in POOLS:
-            for name, run in (("judge", lambda: judge.score(question, pool[:k])),
-                              ("embedder", lambda: embedder.encode(pool[:k]))):
+            for name, run in runs.items():
                 started = time.perf_counter()
-                run()
+                run(question, pool[:k])
                 seconds[(name, k)] += time.perf_counter() - started
         print(f"  question {i}/{n}", flush=True)
 
@@ -85,6 +103,11 @@ def main() -> None:
         print(f"| {name} | {k} | {1000 * total / n:.0f} | {rates[(name, k)]:.0f} |")
     for k in POOLS:
         print(f"RATIO judge / embedder throughput, pool {k}: {rates[('judge', k)] / rates[('embedder', k)]:.2f}")
+        if "selector" in runs:
+            whole = seconds[("selector", k)] + seconds.get(("expansion queries", k), 0.0)
+            print(f"RATIO selector (with its expansion queries, if any) / embedder, ms per question, pool {k}: "
+                  f"{whole / seconds[('embedder', k)]:.3f}")
+            print(f"RATIO selector / judge, ms per question, pool {k}: {whole / seconds[('judge', k)]:.3f}")
 
 
 if __name__ == "__main__":

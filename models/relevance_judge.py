@@ -103,6 +103,12 @@ class RelevanceJudge:
         self.device = "cuda" if self.session.get_providers()[:1] == [CUDA] else "cpu"
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.name = f"{self.settings.get('name', self.folder.name)} ({self.device})"
+        # judge.json names the second-stage selector when the folder ships one; then it must load
+        self.selector = None
+        if self.settings.get("selector"):
+            from .passage_selector import PassageSelector
+
+            self.selector = PassageSelector(self.folder, self.settings["selector"])
 
     @property
     def threshold(self) -> float:

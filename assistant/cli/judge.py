@@ -170,6 +170,44 @@ def train_relevance(
     typer.echo(f"judge: {result.folder}")
 
 
+@judge_app.command("train-selector")
+def train_selector(
+    judge: Optional[Path] = typer.Option(None, "--judge", help="The relevance judge folder to add the selector to "
+                                                               "(default: the shipped one)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="The shared data folder (default: ../shared/data "
+                                                             "beside the project)."),
+    expansions: int = typer.Option(2, "--expansions", min=0, max=5, help="Extra searches per question (question + "
+                                                                          "one of the top passages)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N questions of each file."),
+    seed: int = typer.Option(0, "--seed"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="A JSON file of searched pools: reused, and "
+                                                               "filled with new ones (searching is the slow part)."),
+) -> None:
+    """Train the second-stage passage selector (gradient-boosted trees over pool features: search rank,
+    question coverage, titles named in the question or in other top passages) and write it beside the
+    relevance judge (selector.json, named in its judge.json).
+
+    Example: assistant judge train-selector --judge models/relevance_judge_model
+    """
+    from models import registry
+    from models.config import load_settings
+    from models.relevance_judge import check_folder, shipped_judge_path
+
+    from ..judge_training.relevance_data import check_data_dir
+    from ..judge_training.selector_pipeline import train_selector as run
+
+    settings = load_settings()
+    # bad paths are one line before the embedder's slow load
+    folder, shared = check_folder(judge or shipped_judge_path()), check_data_dir(data or _default_shared_data())
+    result = run(shared, folder, settings.data_dir, registry.get_embedder(settings), seed=seed, expansions=expansions,
+                 limit=limit, cache=cache, say=lambda line: typer.echo(f"  {line}", err=True))
+    found = result.spec["out_of_fold"]["all_support_found"]
+    typer.echo(f"selector: {result.path} (threshold {result.spec['threshold']:.2f})")
+    typer.echo("  out-of-fold, all supporting paragraphs found: " + ", ".join(
+        f"{name} {100 * share:.0f}%" if name != "mean kept" else f"{name} {share:.1f}"
+        for name, share in found.items()))
+
+
 @judge_app.command("score")
 def score(
     question: str = typer.Argument(..., help="The question."),
