@@ -37,6 +37,18 @@ async def wait_until(pilot, condition, tries=100):
     return condition()
 
 
+async def index_folder_in_app(app, pilot, folder):
+    """Open the index screen (F3), add `folder` and wait for the run to end; returns the screen."""
+    await pilot.press("f3")
+    screen = app.screen
+    assert isinstance(screen, IndexScreen)
+    screen.query_one("#folder", Input).value = str(folder)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return screen
+
+
 async def test_add_a_folder_with_progress_then_reindex_and_remove(tmp_path):
     gate = threading.Event()
     folder = make_folder(tmp_path)

@@ -13,9 +13,9 @@ from assistant.events import Answer, Retrieved
 from models.config import Settings
 from tui.app import AssistantApp, QuestionInput, StepTree
 from tui.backend import Backend
-from tui.index_screen import IndexScreen
 
 from docs_folder import write_docs
+from test_tui_index import index_folder_in_app
 
 pytestmark = pytest.mark.real_models
 
@@ -40,13 +40,7 @@ async def test_index_a_folder_then_ask_with_the_bundled_models(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", k=2, max_answer_tokens=24, max_reader_calls=10)
     app = AssistantApp(Backend(settings=settings), spec="rag")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("f3")
-        screen = app.screen
-        assert isinstance(screen, IndexScreen)
-        screen.query_one("#folder", Input).value = str(folder)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        screen = await index_folder_in_app(app, pilot, folder)
         assert str(screen.query_one("#index-status", Static).render()).startswith("Done: 2 indexed")
         table = screen.query_one("#sources", DataTable)
         assert [str(c) for c in table.get_row_at(0)][2:] == ["2", "2"]

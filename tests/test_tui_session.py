@@ -7,7 +7,7 @@ import threading
 
 from rich.console import Console
 
-from test_tui_index import make_folder, status, wait_until
+from test_tui_index import index_folder_in_app, make_folder, status, wait_until
 from test_tui_support import SNAPSHOT_INDEX, FakeBackend
 from textual import events
 from textual.geometry import Offset
@@ -212,13 +212,7 @@ async def test_a_nested_folder_is_named_and_a_failed_run_stops_the_bar(tmp_path)
     (folder / "inner" / "more.md").write_text("The inner heron nests by the lake.\n")
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("f3")
-        screen = app.screen
-        assert isinstance(screen, IndexScreen)
-        screen.query_one("#folder", Input).value = str(folder)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        screen = await index_folder_in_app(app, pilot, folder)
         screen.query_one("#folder", Input).value = str(folder / "inner")
         await pilot.press("enter")
         await pilot.pause()
