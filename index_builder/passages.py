@@ -181,7 +181,10 @@ def _documents(records: Iterator[Record], source: str) -> Iterator[Document]:
 
 def record_reader(file: Path):
     """read_jsonl or read_tsv for `file`, after checking that it is a passage file; else one line."""
-    file = check_passage_file(file)
+    return _reader_for(check_passage_file(file))
+
+
+def _reader_for(file: Path):
     return read_tsv if file.suffix.lower() == ".tsv" else read_jsonl
 
 
@@ -200,7 +203,7 @@ def index_passages(store: IndexStore, embedder, file: Path,
                    should_stop: StopCheck | None = None) -> PassageSummary:
     file = check_passage_file(file)
     shown = safe_name(str(file))
-    reader = record_reader(file)
+    reader = _reader_for(file)
     source = safe_name(str(file.resolve()))  # a name that is not UTF-8 is stored escaped
     summary = PassageSummary()
     store.begin_source(source, "passages")  # listed (incomplete) from now on, even if this run is killed
