@@ -19,6 +19,14 @@ def write(path: Path, rows: list[str]) -> Path:
     return path
 
 
+def run_eval(tmp_path, *args):
+    """`assistant eval` in a child process with a private data dir and no config."""
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "ASSISTANT_DATA_DIR": str(tmp_path / "data"),
+           "ASSISTANT_CONFIG": "/dev/null", "HOME": str(tmp_path)}
+    return subprocess.run([sys.executable, "-m", "assistant", "eval", *map(str, args), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+
+
 def test_a_question_is_left_out_by_id_or_by_its_normalised_text(tmp_path):
     run = write(tmp_path / "run.jsonl", ['{"id": "a", "question": "Who wrote Emma?", "answer": "Austen"}\n',
                                          '{"id": "b", "question": "Where is Lyon?", "answer": "France"}\n',
@@ -42,13 +50,9 @@ def test_the_musique_report_set_loses_its_reserved_questions_and_only_those():
 
 def test_eval_says_in_one_line_when_exclude_leaves_nothing_or_names_a_missing_file(tmp_path):
     run = write(tmp_path / "run.jsonl", ['{"id": "a", "question": "Who wrote Emma?", "answer": "Austen"}\n'])
-    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "ASSISTANT_DATA_DIR": str(tmp_path / "data"),
-           "ASSISTANT_CONFIG": "/dev/null", "HOME": str(tmp_path)}
     for exclude, expected in [(run, "--exclude leaves no question: all 1 appear in run.jsonl"),
                               (tmp_path / "nope.jsonl", "no such dataset file")]:
-        result = subprocess.run([sys.executable, "-m", "assistant", "eval", str(run), "-s", "direct",
-                                 "--exclude", str(exclude), "--out", str(tmp_path / "out")],
-                                capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+        result = run_eval(tmp_path, run, "-s", "direct", "--exclude", exclude)
         assert result.returncode == 1, result.stderr
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and expected in lines[0], result.stderr
@@ -57,11 +61,7 @@ def test_eval_says_in_one_line_when_exclude_leaves_nothing_or_names_a_missing_fi
 def test_eval_refuses_a_corpus_folder_that_holds_no_index_even_for_closed_book(tmp_path):
     """`--corpus bogus -s direct` was accepted silently: the typo surfaced only on the next run."""
     run = write(tmp_path / "run.jsonl", ['{"id": "a", "question": "Who wrote Emma?", "answer": "Austen"}\n'])
-    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "ASSISTANT_DATA_DIR": str(tmp_path / "data"),
-           "ASSISTANT_CONFIG": "/dev/null", "HOME": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-m", "assistant", "eval", str(run), "-s", "direct",
-                             "--corpus", str(tmp_path / "bogus"), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    result = run_eval(tmp_path, run, "-s", "direct", "--corpus", tmp_path / "bogus")
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "bogus" in lines[0], result.stderr
