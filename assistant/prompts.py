@@ -19,6 +19,8 @@ SUB_ANSWERS_SYSTEM = (
     "You are a question-answering assistant. Facts found for simpler questions are given between "
     "<facts> tags; combine them to answer the main question. " + ANSWER_STYLE
 )
+FACTS_NOTE = ("Answers found earlier for simpler questions are given between <facts> tags; they may be "
+              "wrong, so check them against the documents.")
 
 
 def _clean(text: str) -> str:
@@ -48,12 +50,22 @@ def closed_book(question: str) -> list[dict]:
     return closed_book_messages(question)
 
 
-def from_passages(question: str, passages: Sequence[Passage]) -> list[dict]:
-    return [{"role": "system", "content": PASSAGES_SYSTEM},
-            {"role": "user", "content": f"{format_passages(passages)}\n\n{DATA_REMINDER}\nQuestion: {question}"}]
+def format_facts(pairs: Sequence[tuple[str, str]]) -> str:
+    return "<facts>\n" + "\n".join(f"Q: {_clean(q)}\nA: {_clean(a)}" for q, a in pairs) + "\n</facts>"
+
+
+def from_passages(question: str, passages: Sequence[Passage],
+                  facts: Sequence[tuple[str, str]] = ()) -> list[dict]:
+    """The answer prompt; `facts` (sub-question, sub-answer) pairs found earlier, when given, sit
+    after the documents: the multi-hop stage hands over what each hop found."""
+    system, notes = PASSAGES_SYSTEM, ""
+    if facts:
+        system += " " + FACTS_NOTE
+        notes = f"\n\n{format_facts(facts)}"
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": f"{format_passages(passages)}{notes}\n\n{DATA_REMINDER}\nQuestion: {question}"}]
 
 
 def from_sub_answers(question: str, pairs: Sequence[tuple[str, str]]) -> list[dict]:
-    facts = "\n".join(f"Q: {_clean(q)}\nA: {_clean(a)}" for q, a in pairs)
     return [{"role": "system", "content": SUB_ANSWERS_SYSTEM},
-            {"role": "user", "content": f"<facts>\n{facts}\n</facts>\n\nQuestion: {question}"}]
+            {"role": "user", "content": f"{format_facts(pairs)}\n\nQuestion: {question}"}]

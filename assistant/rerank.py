@@ -11,7 +11,7 @@ no reader call), then scores the merged pool from features that see the links be
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
 from .context import RunContext
@@ -24,6 +24,14 @@ class Ranked:
 
     kept: list[Passage]
     above_threshold: int  # how many passages the judge found relevant (0: RA-ISF decomposes)
+    scores: list[float] = field(default_factory=list)  # the whole pool's scores, best first
+    by_id: dict[str, float] = field(default_factory=dict)  # each pool passage's score
+    pool: list[Passage] = field(default_factory=list)  # the whole pool, best first
+
+    def support(self, rank: int) -> float:
+        """The score of the passage at `rank` (1-based) of the pool, 0 past its end: with the
+        selector, the probability that it is a supporting passage."""
+        return self.scores[rank - 1] if 0 < rank <= len(self.scores) else 0.0
 
 
 def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent: int | None,
@@ -64,4 +72,6 @@ def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: 
                         passage_id=pool[i].id, relevant=rank_after <= keep, score=round(scores[i], 4),
                         judge=name, rank_before=i + 1, rank_after=rank_after,
                         threshold=round(threshold, 4))
-    return Ranked(kept=[pool[i] for i in order[:keep]], above_threshold=above)
+    return Ranked(kept=[pool[i] for i in order[:keep]], above_threshold=above,
+                  scores=[scores[i] for i in order], by_id={p.id: s for p, s in zip(pool, scores)},
+                  pool=[pool[i] for i in order])

@@ -19,6 +19,8 @@ RESOLVED = {
     "passages": "from the relevant passages",
     "fallback": "from the retrieved passages (none was judged relevant)",
     "decomposition": "from the answers to its sub-questions",
+    "multi-hop": "from both hops' passages and the answers to its sub-questions",
+    "sub-question": "from the passages found for this sub-question",
     "refinement": "revised against retrieved passages",
     "depth-bound": "not answered: the sub-question limit was reached",
     "budget": "stopped at the reader-call limit",
@@ -152,9 +154,7 @@ class StepNarrator:
         d = e.data
         if e.kind == "pipeline.stage":
             self.revised = True
-            if d.get("stage") == 2:
-                return "Step 2: check the answer against a second look-up (ReFeed)"
-            return "Step 1: look up passages, judge them, split the question if needed (RA-ISF)"
+            return f"Step {d.get('stage', '')}: {e.summary}".replace("Step : ", "")
         if e.kind == "refeed.drafts":
             drafts = d.get("drafts", [])
             listed = "; ".join(f"(confidence {x['avg_prob']:.2f}) “{short(x['text'], 50)}”" for x in drafts)
@@ -192,6 +192,12 @@ class StepNarrator:
         kept_revision = d.get("kept") == "refined"
         if not d.get("ensemble", True):
             return f"{checked}; kept the revision (the comparison is off)"
+        s_new, s_old = refined.get("support", 0.0), draft.get("support", 0.0)
+        if d.get("rule") == "support" and s_new != s_old:
+            which = "revision" if kept_revision else "draft"
+            self.revised = kept_revision
+            return (f"{checked}; kept the {which} because the judge backs it more "
+                    f"(best passage holding it: {max(s_new, s_old):.2f} > {min(s_new, s_old):.2f})")
         p_new, p_old = refined.get("avg_prob", 0.0), draft.get("avg_prob", 0.0)
         if kept_revision:
             return (f"{checked}; kept the revision because the reader is at least as sure of it "

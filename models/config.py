@@ -59,9 +59,10 @@ class Settings:
     embedder_backend: str = field(default="torch", metadata=_one_of("torch", "onnx"))  # onnx: int8, opt-in
     judge: str = field(default="reader", metadata=_one_of("reader", "t5"))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
-    # Who judges passage relevance: the trained cross-encoder that ships with the package
-    # (models/relevance_judge.py), or `judge` above (the prompted reader or the T5).
-    relevance_judge: str = field(default="judge", metadata=_one_of("trained", "judge"))
+    # Who judges passage relevance: the trained judge that ships with the package (its passage
+    # selector ranks a wide pool: models/relevance_judge.py), or `judge` above (the prompted
+    # reader or the T5, yes/no per passage, which dropped answer-bearing passages: EVALUATION.md).
+    relevance_judge: str = field(default="trained", metadata=_one_of("trained", "judge"))
     relevance_judge_path: Path | None = None  # a trained judge folder; default: the shipped one
     # With the trained judge, retrieval takes a wide pool, the judge ranks it and the reader
     # reads only the best: at least min_passages, at most max_passages, those above the threshold.

@@ -85,6 +85,11 @@ class PassageSelector:
             self.uses_judge = bool(spec.get("uses_judge", False))
             self.expansions = int(spec.get("expansions", 0))
             self.expansion_depth = int(spec.get("expansion_depth", 15))
+            # whether the kept passages hold all the support: the rank-th best score against a cut
+            sufficient = spec.get("sufficient") or {}
+            self.sufficient_rank = int(sufficient.get("rank", 2))
+            cut = sufficient.get("threshold")
+            self.sufficient_threshold = None if cut is None else float(cut)
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError) as exc:
             raise ModelError(f"passage selector file {path} is unreadable ({type(exc).__name__}: "
                              f"{str(exc)[:120]}); {_HOW}") from None

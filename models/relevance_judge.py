@@ -116,6 +116,15 @@ class RelevanceJudge:
         return self.settings["threshold"]
 
     @property
+    def sufficiency(self) -> tuple[int, float] | None:
+        """(rank, cut): the kept passages hold all the support when the rank-th best score of the
+        pool reaches the cut; None when this judge cannot say (no selector, or one without it)."""
+        selector = self.selector
+        if selector is None or selector.sufficient_threshold is None:
+            return None
+        return selector.sufficient_rank, selector.sufficient_threshold
+
+    @property
     def max_length(self) -> int:
         return self.settings["max_length"]
 

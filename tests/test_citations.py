@@ -88,15 +88,23 @@ def test_rag_cites_only_passages_of_the_final_reader_prompt_and_lists_no_unused_
     assert answer.marked_text == "Lighthouse. [1]" and answer.text == "Lighthouse."  # EM sees no marker
 
 
+class AnswerSearch(FakeRetriever):
+    """The question finds only its own passage; a search with the answer in it finds them all."""
+
+    def search(self, query, k):
+        self.queries.append(query)
+        return self.passages[:k] if "Mira" in query else [p for p in self.passages if "Heron" in p.text]
+
+
 def test_default_pipeline_cites_from_the_passages_of_the_answer_it_kept():
-    """RA-ISF answers from the one relevant passage; ReFeed's revision reads every passage again.
-    Whichever answer is kept, its citations are among the passages given for that answer."""
+    """The first answer reads the one passage the question finds; ReFeed's revision reads every
+    passage its search with the answer finds. Whichever answer is kept, its citations are among the
+    passages given for that answer."""
     question = "Who leads Project Heron?"
     for refined_prob, expected_read in ((0.9, set(TEXTS)), (0.1, {"heron"})):
         reader = FakeReader(answer=lambda prompt: "Mira Okafor.",
                             prob=lambda prompt, text, p=refined_prob: p if "<drafts>" in prompt else 0.5)
-        judge = FakeJudge(relevant=lambda q, text: "Heron" in text)
-        ctx = make_context(reader=reader, judge=judge, retriever=FakeRetriever(TEXTS), k=4)
+        ctx = make_context(reader=reader, retriever=AnswerSearch(TEXTS), k=4)
         answer = list(run_question(question, "default", ctx))[-1]
         assert set(answer.passages_read) == expected_read
         assert [p.id for p in answer.citations] == ["heron"]
@@ -136,7 +144,9 @@ def test_trace_is_plain_language_with_file_names_and_thresholds(monkeypatch, tmp
         reader=FakeReader(answer=lambda prompt: "Lighthouse."), judge=judge, retriever=FakeRetriever(TEXTS), k=4))
     monkeypatch.setenv("ASSISTANT_CONFIG", "/dev/null")
     monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
-    result = CliRunner().invoke(app, ["ask", "What is the meeting room on the third floor called?", "--trace"])
+    # ra-isf: the prompted judge's yes/no per passage (the default pipeline reads the trained one's ranks)
+    result = CliRunner().invoke(app, ["ask", "What is the meeting room on the third floor called?", "--trace",
+                                      "--strategy", "ra-isf"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Looked up 4 passages for “What is the meeting room on the third floor called?”" in out

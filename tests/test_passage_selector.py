@@ -189,3 +189,55 @@ def test_shipped_selector_puts_a_supporting_paragraph_first(name):
         complete += all(i in order[:5] for i, p in enumerate(example.paragraphs) if p.is_supporting)
     least_first, least_complete = SAMPLE_FILES[name]
     assert len(examples) == 5 and first >= least_first and complete >= least_complete, (first, complete)
+
+
+def test_sufficiency_cut_separates_complete_pools_from_short_ones():
+    """Five pools hold both supporting passages at the top (rank-2 score 0.8), five only one (the
+    second is not in the pool; rank-2 score 0.2): the cut falls between, flags the complete half
+    as sufficient and the short half as short."""
+    from types import SimpleNamespace
+
+    from assistant.judge_training.selector_pipeline import choose_sufficiency
+
+    pools, scores = [], []
+    for n in range(10):
+        keys = [f"{n}-{i}" for i in range(6)]
+        complete = n < 5
+        pools.append(SimpleNamespace(keys=keys, support_keys={keys[0], keys[1] if complete else f"{n}-missing"}))
+        scores.append([0.9, 0.8 if complete else 0.2, 0.1, 0.05, 0.04, 0.03])
+    rule = choose_sufficiency(pools, scores, threshold=0.5)
+    assert 0.2 < rule["threshold"] <= 0.8 and rule["rank"] == 2
+    assert rule["share_sufficient"] == 0.5
+    assert rule["complete_when_sufficient"] == 1.0 and rule["complete_when_short"] == 0.0
+
+
+def test_the_selector_loads_its_sufficiency_rule(judge_copy):
+    spec = json.loads((judge_copy / SELECTOR_FILE).read_text())
+    spec["sufficient"] = {"rank": 3, "threshold": 0.42}
+    (judge_copy / SELECTOR_FILE).write_text(json.dumps(spec))
+    assert RelevanceJudge(judge_copy, n_threads=1).sufficiency == (3, 0.42)
+    del spec["sufficient"]
+    (judge_copy / SELECTOR_FILE).write_text(json.dumps(spec))
+    assert RelevanceJudge(judge_copy, n_threads=1).sufficiency is None
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data")
+def test_train_selector_searches_a_training_file(tmp_path):
+    """The search half of `assistant judge train-selector` on the smallest training file's first
+    question, with a hash embedder: indexes the file's pooled corpus and returns its pool of 30."""
+    import hashlib
+
+    from assistant.judge_training.relevance_data import training_questions
+    from assistant.judge_training.selector_pipeline import POOL, search_pools
+
+    class HashEmbedder:
+        model_id, dim = "hash:16", 16
+
+        def encode(self, texts):
+            rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8) for t in texts]
+            vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 16) + 1
+            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    question = next(q for q in training_questions(SHARED, limit=1) if q.file.startswith("musique"))
+    pools = search_pools([question], SHARED, tmp_path, HashEmbedder(), expansions=0, say=lambda line: None)
+    assert len(pools[question.id]) == POOL and all(r["expansion"] == 0 for r in pools[question.id])

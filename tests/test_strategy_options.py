@@ -22,7 +22,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 BAD_SPECS = [
     ("ra-isf:depth=x", "option depth takes a whole number from 0 to 6, not 'x'"),
     ("ra-isf:depth=-5", "option depth takes a whole number from 0 to 6, not '-5'"),
-    ("default:depth=1.5", "option depth takes a whole number from 0 to 6"),
+    ("default:hop=sometimes", "option hop takes one of auto, always, never"),
     ("ra-isf:relevance=maybe", "option relevance takes true or false, not 'maybe'"),
     ("rag:rerank=2", "option rerank takes true or false"),
     ("refeed:drafts=0", "option drafts takes a whole number from 1 to 20, not '0'"),
@@ -79,7 +79,7 @@ def test_good_values_are_typed_and_aliases_accepted():
     ra = make_strategy("ra-isf:self-knowledge=off,relevance=NO,depth=0")
     assert (ra.use_self_knowledge, ra.use_relevance, ra.use_decomposition, ra.depth) == (False, False, True, 0)
     assert make_strategy("ra-isf").depth is None  # the depth setting decides
-    assert make_strategy("default:depth=2,drafts=3,refine=false").ra_isf.depth == 2
+    assert make_strategy("default:hop=always,refine=false,keep=support").hop == "always"
 
 
 def _readme_rows() -> dict[str, str]:

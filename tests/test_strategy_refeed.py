@@ -1,11 +1,11 @@
-"""ReFeed and the default pipeline: control flow with deterministic fake models."""
+"""ReFeed: control flow with deterministic fake models."""
 import itertools
 
 import pytest
 
-from assistant.events import Detail, Draft, Note, Passage, Retrieved, SelfKnowledge, event_from_dict
+from assistant.events import Detail, Draft, Note, Passage, Retrieved
 from assistant.runner import run_question
-from assistant.strategies import DEFAULT_STRATEGY, make_strategy
+from assistant.strategies import make_strategy
 from assistant.strategies.refeed import merge_feedback, with_refeed_options
 from models.errors import ConfigError
 
@@ -102,45 +102,10 @@ def test_budget_hit_during_refinement_keeps_the_draft():
     assert events[-1].text == "Abuja" and events[-1].counts["reader_calls"] == 1
 
 
-def test_default_pipeline_runs_ra_isf_then_refines_its_answer():
-    assert DEFAULT_STRATEGY == "default"
-    judge = FakeJudge(relevant=lambda q, text: "led by" in text)
-    reader = FakeReader(lambda p: "Mira O." if is_refine(p) else "Mira Okafor",
-                        prob=lambda p, text: 0.95 if is_refine(p) else 0.5)
-    ctx = make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS))
-    events = list(run_question("Who leads Project Heron?", None, ctx))
-    stages = kinds(events, "pipeline.stage")
-    assert [s.data["stage"] for s in stages] == [1, 2]
-    first, second = stages[0].step, stages[1].step
-    # RA-ISF's steps hang below stage 1, ReFeed's below stage 2
-    assert all(e.parent == first for e in events if isinstance(e, SelfKnowledge))
-    assert kinds(events, "refeed.drafts")[0].parent == second
-    assert kinds(events, "refeed.drafts")[0].data["drafts"][0]["text"] == "Mira Okafor"
-    assert [r.query for r in events if isinstance(r, Retrieved)] == [
-        "Who leads Project Heron?", "Who leads Project Heron? Mira Okafor"]
-    answer = events[-1]
-    assert answer.text == "Mira O." and answer.resolved_by == "passages+refined"
-    for event in events:
-        assert event_from_dict(event.to_dict()) == event
-
-
-def test_default_pipeline_keeps_ra_isf_answer_and_its_citations():
-    judge = FakeJudge(relevant=lambda q, text: "led by" in text)
-    reader = FakeReader(lambda p: "someone" if is_refine(p) else "Mira Okafor",
-                        prob=lambda p, text: 0.1 if is_refine(p) else 0.7)
-    ctx = make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS))
-    answer = list(run_question("Who leads Project Heron?", "default:refine=true", ctx))[-1]
-    assert answer.text == "Mira Okafor" and answer.resolved_by == "passages"
-    assert answer.passages_read == ["heron"]
-    plain = list(run_question("Who leads Project Heron?", "default:refine=false",
-                              make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS))))
-    assert not kinds(plain, "pipeline.stage")[1:] and not kinds(plain, "refeed.drafts")
-
-
 def test_cli_flags_become_strategy_options():
     assert with_refeed_options("refeed", None, True) == "refeed"
     assert with_refeed_options("refeed", 1, False) == "refeed:drafts=1,ensemble=false"
-    assert with_refeed_options("default:depth=1", 4, True) == "default:depth=1,drafts=4"
+    assert with_refeed_options("refeed:drafts=1", None, False) == "refeed:drafts=1,ensemble=false"
     assert make_strategy(with_refeed_options("refeed", 1, False)).ensemble is False
     with pytest.raises(ConfigError, match="no option drafts"):
         make_strategy(with_refeed_options("rag", 2, True))

@@ -258,14 +258,15 @@ async def test_detail_events_of_other_strategies_show_generically(tmp_path):
 
 
 async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(tmp_path):
-    app = AssistantApp(FakeBackend(tmp_path))  # the app's default strategy: RA-ISF, then ReFeed
+    app = AssistantApp(FakeBackend(tmp_path))  # the app's default strategy: the pipeline
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
         stages = [n for n in tree.root.children if isinstance(n.data, Detail)]
-        assert [str(n.label).split(":")[0] for n in stages] == ["Step 1", "Step 2"]
+        # the gate, the judged look-up (no trained judge here: the top k), ReFeed's check
+        assert [str(n.label).split(":")[0] for n in stages] == ["Step 1", "Step 2", "Step 3"]
         assert str(stages[0].children[0].label).startswith("Not known from memory")
-        refeed = {n.data.kind: n for n in stages[1].children if isinstance(n.data, Detail)}
+        refeed = {n.data.kind: n for n in stages[2].children if isinstance(n.data, Detail)}
         assert set(refeed) == {"refeed.drafts", "refeed.feedback", "refeed.decision"}
         decision = refeed["refeed.decision"]
         # the fake reader revises to the same words: no "kept the refinement" claim

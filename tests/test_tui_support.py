@@ -91,6 +91,17 @@ class TinyEmbedder:
         return np.array([r / (np.linalg.norm(r) or 1.0) for r in rows], dtype=np.float32)
 
 
+class AnswerAwareRetriever(FakeRetriever):
+    """A search that names an answer (ReFeed's question + answer) also finds the last passage,
+    so the check has one passage the answer did not read."""
+
+    def search(self, query, k):
+        self.queries.append(query)
+        if any(name in query for name in ("Okafor", "Lind")):
+            return self.passages[:k - 1] + self.passages[-1:]
+        return self.passages[:k]
+
+
 class FakeBackend(Backend):
     """The real Backend over fake models; `fixed_index` pins the index view for snapshots."""
 
@@ -109,7 +120,7 @@ class FakeBackend(Backend):
             from index_builder.store import IndexStore
 
             IndexStore.open(settings.index_path)  # the real "no index" error
-        retriever = FakeRetriever(TEXTS)
+        retriever = AnswerAwareRetriever(TEXTS)
         for rank, passage in enumerate(retriever.passages):
             passage.score = round(0.05 - rank * 0.004, 4)
         judge = FakeJudge(relevant=relevant, decompose={MULTI: ["Who leads Heron?", "Who leads Otter?"]})

@@ -81,11 +81,16 @@ def _decision(data: dict) -> Text:
         item = data.get(key, {})
         out.append(f"{name}: ", "bold")
         out.append(f"{item.get('text', '')}")
-        out.append(f"  (confidence {item.get('avg_prob', 0):.2f})\n", "dim")
+        support = f", judge support {item['support']:.2f}" if "support" in item else ""
+        out.append(f"  (confidence {item.get('avg_prob', 0):.2f}{support})\n", "dim")
     kept = "the revision" if data.get("kept") == "refined" else "the draft"
     out.append(f"\nKept {kept}", "bold")
-    out.append(" (the likelier answer by the reader's average token probability)" if data.get("ensemble", True)
-               else " (the comparison is off: the revision always wins)")
+    if data.get("rule") == "support":
+        out.append(" (the one the judge backs more: its best-scored passage holding the answer; ties by "
+                   "the reader's average token probability)")
+    else:
+        out.append(" (the likelier answer by the reader's average token probability)" if data.get("ensemble", True)
+                   else " (the comparison is off: the revision always wins)")
     return out
 
 

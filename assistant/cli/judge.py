@@ -206,6 +206,10 @@ def train_selector(
     typer.echo("  out-of-fold, all supporting paragraphs found: " + ", ".join(
         f"{name} {100 * share:.0f}%" if name != "mean kept" else f"{name} {share:.1f}"
         for name, share in found.items()))
+    sufficient = result.spec["sufficient"]
+    typer.echo(f"  sufficiency: rank-{sufficient['rank']} score >= {sufficient['threshold']:.2f} on "
+               f"{100 * sufficient['share_sufficient']:.0f}% of questions (all support kept for "
+               f"{100 * (sufficient['complete_when_sufficient'] or 0):.0f}% of them)")
 
 
 @judge_app.command("score")

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..events import Answer, Decomposed, Detail, Event, Note, Relevance, Retrieved, SelfKnowledge
+from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge
 from . import metrics
 from .datasets import QAExample
 
@@ -67,7 +67,19 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "sub_questions": sub_questions,
         "citations": [p.title or p.id for p in answer.citations],
         "peak_rss_mb": rss_mb,
+        "drafts": top_level_drafts(events),
+        # ReFeed's choice with both candidates' probabilities and judge support: other keep rules
+        # can be scored from the same run
+        "refeed": next((e.data for e in reversed(events) if isinstance(e, Detail) and e.depth == 0
+                        and e.kind == "refeed.decision"), None),
     }
+
+
+def top_level_drafts(events: Iterable[Event]) -> list[dict]:
+    """The answers the question's own stages wrote, in order (sub-questions' left out): the
+    pipeline's earlier answers are its ablations without the later stages, scored from the same run."""
+    return [{"basis": e.basis, "text": e.text, "avg_prob": e.avg_prob}
+            for e in events if isinstance(e, Draft) and e.depth == 0]
 
 
 def error_record(example: QAExample, message: str, seconds: float) -> dict:

@@ -1,52 +1,133 @@
-"""The default `ask` pipeline: RA-ISF answers, then ReFeed checks that answer against retrieval.
+"""The default `ask` pipeline: RA-ISF's gate and judge, the missing hop when the support is short,
+then ReFeed's check of the answer against a fresh search.
 
-Each half opens with a `pipeline.stage` step and its own steps hang below it, so a trace shows
-where RA-ISF ended and the refinement began. When the reader-call bound is hit during the
-refinement, RA-ISF's answer stands.
+1. self-knowledge (RA-ISF): answer closed-book when the reader is sure of its own answer;
+2. retrieve a wide pool and let the trained judge rank it (RA-ISF's relevance step);
+3. sufficiency: the judge's scores say whether the top passages hold all the support. If they do,
+   the reader answers from them (one call, a short prompt: plain RAG's cost or less); if not, or
+   if that answer is "unknown",
+4. the missing hop (assistant/hops.py): sub-questions answered in order, each searched with the
+   earlier sub-answers filled in; the final answer reads the first hop's top passages, each
+   sub-question's top ones and the (sub-question, sub-answer) pairs;
+5. ReFeed: search with question + answer, judge that pool against the question; when it brings
+   passages the answer did not read, the reader refines, and the likelier answer is kept.
+
+Each stage opens with a `pipeline.stage` step and its own steps hang below it. Every module is
+an option, so each has its ablation row (EVALUATION.md).
 """
 from __future__ import annotations
 
+import itertools
+
 from models.errors import BudgetExceeded
 
-from ..context import RunContext
+from .. import prompts
+from ..context import Result, RunContext
 from ..events import Detail, Note
-from .base import Strategy, StrategyRun
-from .options import flag, whole
-from .ra_isf import RaIsf
-from .refeed import MAX_DRAFTS, Candidate, refine, sample_drafts
+from ..hops import add_new, follow_hops
+from ..rerank import Ranked, judge_pool
+from .base import Strategy, StrategyRun, generate_answer
+from .options import Option, flag
+from .ra_isf import self_knowledge
+from .refeed import KEEP_RULES, Candidate, refine
+
+FIRST_HOP_CARRIED = 3  # first-hop passages the multi-hop answer reads beside the sub-questions' ones
+
+
+def is_unknown(text: str) -> bool:
+    return text.strip().strip(".").lower() in ("unknown", "")
 
 
 class DefaultPipeline(Strategy):
     name = "default"
-    # RA-ISF's options, then ReFeed's: drafts counts RA-ISF's answer plus drafts-1 sampled ones
-    OPTIONS = RaIsf.OPTIONS + (whole("drafts", 1, 1, MAX_DRAFTS), flag("ensemble", True), flag("refine", True))
+    OPTIONS = (flag("self_knowledge", True), flag("relevance", True),
+               Option("hop", str, "auto", choices=("auto", "always", "never")),
+               flag("refine", True), Option("keep", str, "prob", choices=KEEP_RULES))
 
     def __init__(self, **options):
         super().__init__(**options)
-        self.ra_isf = RaIsf(**{k: v for k, v in options.items() if k in RaIsf.option_names()})
-        self.drafts = self.values["drafts"]
-        self.ensemble = self.values["ensemble"]
+        self.use_self_knowledge = self.values["self_knowledge"]
+        self.use_relevance = self.values["relevance"]
+        self.hop = self.values["hop"]
         self.refine = self.values["refine"]
+        self.keep = self.values["keep"]
+
+    @staticmethod
+    def _stage(ctx: RunContext, numbers, module: str, summary: str, **data) -> Detail:
+        """A stage step: numbered in the order shown (the hop's stages only when it runs)."""
+        return Detail(step=ctx.step(), kind="pipeline.stage", summary=summary,
+                      data={"stage": next(numbers), "module": module, **data})
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
-        first = ctx.step()
-        yield Detail(step=first, kind="pipeline.stage", summary="RA-ISF: self-knowledge, retrieval, relevance, "
-                     "decomposition", data={"stage": 1, "strategy": "ra-isf"})
-        bound = self.ra_isf.depth if self.ra_isf.depth is not None else ctx.settings.depth
-        answer = yield from self.ra_isf.solve(question, ctx, level=0, bound=bound, parent=first)
+        numbers = itertools.count(1)
+        if self.use_self_knowledge:
+            stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
+                                strategy="ra-isf")
+            yield stage
+            known = yield from self_knowledge(question, ctx, level=0, parent=stage.step)
+            if known is not None:
+                return known
+
+        stage = self._stage(ctx, numbers, "retrieve", "Look up passages and let the judge rank them (RA-ISF)",
+                            strategy="ra-isf")
+        yield stage
+        ranking = yield from self._first_hop(question, ctx, stage.step)
+        sufficient = self._sufficient(ranking, ctx)
+        answer = None
+        if self.hop == "never" or (self.hop == "auto" and sufficient is not False):
+            answer = yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
+                                                "passages", citations=ranking.kept, parent=stage.step)
+        if answer is None or (self.hop == "auto" and is_unknown(answer.text)):
+            answer = yield from self._missing_hop(question, ctx, numbers, ranking, answer)
+
         if not self.refine:
             return answer
-
-        second = ctx.step()
-        yield Detail(step=second, kind="pipeline.stage", summary="ReFeed: retrieve with the answer, refine, "
-                     "keep the likelier", data={"stage": 2, "strategy": "refeed", "draft": answer.text})
-        drafts = [Candidate(answer.text, answer.avg_prob or 0.0, citations=answer.citations,
-                            basis=answer.resolved_by)]
+        stage = self._stage(ctx, numbers, "refeed", "Check the answer against a look-up with it (ReFeed)",
+                            strategy="refeed", draft=answer.text)
+        yield stage
+        draft = Candidate(answer.text, answer.avg_prob or 0.0, citations=answer.citations, basis=answer.resolved_by)
         try:
-            drafts += yield from sample_drafts(question, self.drafts - 1, ctx, parent=second)
+            final = yield from refine(question, [draft], ctx, keep=self.keep, parent=stage.step,
+                                      judged=self.use_relevance, read=answer.citations)
         except BudgetExceeded as exc:
-            yield Note(step=ctx.step(), parent=second, message=f"{exc}; refining RA-ISF's answer alone")
-        final = yield from refine(question, drafts, ctx, ensemble=self.ensemble, parent=second)
+            yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; keeping the answer")
+            return answer
         if final.resolved_by == "refinement":
             final.resolved_by = f"{answer.resolved_by}+refined"
         return final
+
+    def _first_hop(self, question: str, ctx: RunContext, parent: int):
+        judged = self.use_relevance and ctx.relevance is not None
+        passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
+        if judged and passages:
+            return (yield from judge_pool(ctx, question, passages, parent=parent))
+        return Ranked(kept=list(passages), above_threshold=len(passages))
+
+    def _sufficient(self, ranking: Ranked, ctx: RunContext) -> bool | None:
+        """Whether the judge finds all the support among the kept passages; None when it cannot say
+        (no trained judge, or one without a sufficiency threshold): then only "unknown" hops."""
+        sufficiency = getattr(ctx.relevance, "sufficiency", None) if self.use_relevance else None
+        if sufficiency is None or not ranking.scores:
+            return None
+        rank, cut = sufficiency
+        return ranking.support(rank) >= cut
+
+    def _missing_hop(self, question: str, ctx: RunContext, numbers, ranking: Ranked,
+                     first: Result | None) -> StrategyRun:
+        why = ("the first answer was unknown" if first is not None
+               else "the judge finds the support short" if self.hop == "auto" else "hop=always")
+        stage = self._stage(ctx, numbers, "hop", f"Find the missing hop, since {why}: split the question, "
+                            "look up each part (RA-ISF)", strategy="ra-isf", why=why)
+        yield stage
+        hops = yield from follow_hops(question, ctx, parent=stage.step)
+        if not hops.pairs:
+            if first is not None:
+                return first
+            return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
+                                               "passages", citations=ranking.kept, parent=stage.step))
+        passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
+        stage = self._stage(ctx, numbers, "multi-hop answer", "Answer from both hops' passages and the parts' "
+                            "answers", strategy="ra-isf")
+        yield stage
+        return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps, facts=hops.pairs),
+                                           question, "multi-hop", citations=passages, parent=stage.step))

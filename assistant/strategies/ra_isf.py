@@ -10,6 +10,7 @@ from models.config import allowed
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
+from ..hops import fill_references
 from ..rerank import judge_pool
 from .base import Strategy, StrategyRun, generate_answer
 from .options import flag, whole
@@ -24,6 +25,20 @@ def judge_threshold(judge, task: str) -> float | None:
     if value is None:
         value = getattr(getattr(judge, "calibration", None), f"{task}_threshold", None)
     return round(value, 4) if isinstance(value, (int, float)) else None
+
+
+def self_knowledge(question: str, ctx: RunContext, level: int, parent: int | None) -> StrategyRun:
+    """RA-ISF's gate: the closed-book answer when the judge says the reader knows, else None."""
+    ctx.check_budget()
+    judge = ctx.judge
+    verdict = judge.knows(question)
+    yield SelfKnowledge(step=ctx.step(), parent=parent, depth=level, question=question,
+                        knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name,
+                        threshold=judge_threshold(judge, "knows"))
+    if not verdict.yes:
+        return None
+    return (yield from generate_answer(ctx, prompts.closed_book(question), question, "self-knowledge",
+                                       parent=parent, depth=level, stream=level == 0))
 
 
 class RaIsf(Strategy):
@@ -47,15 +62,9 @@ class RaIsf(Strategy):
         judge = ctx.judge
         top = level == 0
         if self.use_self_knowledge:
-            ctx.check_budget()
-            verdict = judge.knows(question)
-            yield SelfKnowledge(step=ctx.step(), parent=parent, depth=level, question=question,
-                                knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name,
-                                threshold=judge_threshold(judge, "knows"))
-            if verdict.yes:
-                result = yield from generate_answer(ctx, prompts.closed_book(question), question,
-                                                    "self-knowledge", parent=parent, depth=level, stream=top)
-                return result
+            known = yield from self_knowledge(question, ctx, level, parent)
+            if known is not None:
+                return known
 
         ranked = self.use_relevance and ctx.relevance is not None  # the trained judge ranks a wide pool
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if ranked else None, parent=parent,
@@ -96,6 +105,7 @@ class RaIsf(Strategy):
 
         pairs, citations = [], []
         for index, sub in enumerate(sub_questions):
+            sub = fill_references(sub, pairs)  # "Where was #1 born?": the earlier answer written in
             ctx.sub_questions += 1
             node = ctx.step()
             yield SubQuestion(step=node, parent=parent, depth=level + 1, question=sub, index=index)

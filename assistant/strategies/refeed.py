@@ -18,13 +18,18 @@ from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
+from ..evaluation.metrics import normalize as normalize_answer
 from ..events import Detail, Draft, Note, Passage
+from ..rerank import Ranked, judge_pool
 from .base import Strategy, StrategyRun, clean_answer, generate_answer
 from .options import flag, whole
 
 SAMPLE_TEMPERATURE = 0.7
 SAMPLE_TOP_P = 0.9
 MAX_DRAFTS = 20  # also the bound of `ask --drafts`
+# How draft and refinement compete: the paper's average token probability, always the refinement
+# (ensemble off), or the trained judge's support for each (ties: probability).
+KEEP_RULES = ("prob", "refined", "support")
 
 REFINE_SYSTEM = (
     "You are a question-answering assistant. Documents are given between <documents> tags and "
@@ -93,25 +98,80 @@ def sample_drafts(question: str, n: int, ctx: RunContext, parent: int | None = N
     return out
 
 
-def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, ensemble: bool = True,
-           parent: int | None = None, depth: int = 0, stream: bool = True) -> StrategyRun:
-    """Feedback retrieval for every distinct draft, refinement, then the ensemble decision."""
+def answer_support(answer: str, ranking: Ranked | None) -> float:
+    """The judge's best score among the pool passages that contain the answer's words (0 when
+    none does, or the pool was not judged): how well the answer is backed by what was found."""
+    key = normalize_answer(answer)
+    if ranking is None or not key or key == "unknown":
+        return 0.0
+    return max((ranking.by_id.get(p.id, 0.0) for p in ranking.pool
+                if f" {key} " in f" {normalize_answer(p.title + ' ' + p.text)} "), default=0.0)
+
+
+def _candidate(text: str, avg_prob: float, ranking: Ranked | None) -> dict:
+    """A candidate as the decision step shows it; with a judged pool, also the judge's support."""
+    data = {"text": text, "avg_prob": round(avg_prob, 4)}
+    if ranking is not None:
+        data["support"] = round(answer_support(text, ranking), 4)
+    return data
+
+
+def keep_refined(rule: str, draft: Candidate, refined: Result, ranking: Ranked | None) -> tuple[bool, str]:
+    """Whether to keep the refinement over the draft under `rule`, and why (for the steps)."""
+    if rule == "refined":
+        return True, "always the refinement"
+    if rule == "support":
+        a, b = answer_support(refined.text, ranking), answer_support(draft.text, ranking)
+        if a != b:
+            return a > b, f"judge support {a:.2f} {'>' if a > b else '<'} draft's {b:.2f}"
+    keep = (refined.avg_prob or 0.0) >= draft.avg_prob
+    return keep, f"p={refined.avg_prob or 0.0:.2f} {'>=' if keep else '<'} draft p={draft.avg_prob:.2f}"
+
+
+def _feedback(question: str, drafts: Sequence[Candidate], ctx: RunContext, judged: bool,
+              parent: int | None, depth: int):
+    """The feedback passages: each distinct draft searched with the question, merged to the top k;
+    with `judged`, one wide pool for question + best draft, ranked against the question."""
+    if judged and ctx.relevance is not None:
+        best = max(drafts, key=lambda d: d.avg_prob)
+        pool = yield from ctx.retrieve(f"{question} {best.text}".strip(), k=ctx.settings.pool,
+                                       parent=parent, depth=depth)
+        if not pool:
+            return [], 1, None
+        ranking = yield from judge_pool(ctx, question, pool, parent=parent, depth=depth)
+        return ranking.kept, 1, ranking
+    retrievals = []
+    for d in distinct(drafts):
+        found = yield from ctx.retrieve(f"{question} {d.text}".strip(), parent=parent, depth=depth)
+        retrievals.append(found)
+    return merge_feedback(retrievals, ctx.k), len(retrievals), None
+
+
+def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, keep: str = "prob",
+           parent: int | None = None, depth: int = 0, stream: bool = True, judged: bool = False,
+           read: Sequence[Passage] = ()) -> StrategyRun:
+    """Feedback retrieval, refinement, then the keep decision (`keep`: KEEP_RULES).
+
+    `judged`: the feedback pool is ranked by the trained judge against the question; `read`: the
+    passages the draft already read. When the feedback brings none beyond them, the draft was
+    already checked against those passages and is kept without a reader call."""
     drafts = list(drafts)
     yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.drafts",
                  summary=" | ".join(f"{d.text} (p={d.avg_prob:.2f})" for d in drafts),
                  data={"drafts": [{"text": d.text, "avg_prob": round(d.avg_prob, 4), "basis": d.basis,
                                    "sampled": d.sampled} for d in drafts]})
-    retrievals = []
-    for d in distinct(drafts):
-        found = yield from ctx.retrieve(f"{question} {d.text}".strip(), parent=parent, depth=depth)
-        retrievals.append(found)
-    feedback = merge_feedback(retrievals, ctx.k)
+    feedback, searches, ranking = yield from _feedback(question, drafts, ctx, judged, parent, depth)
     yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.feedback",
-                 summary=f"{len(feedback)} passages kept from {len(retrievals)} retrievals",
+                 summary=f"{len(feedback)} passages kept from {searches} retrievals",
                  data={"passages": [{"id": p.id, "score": p.score, "label": p.citation_label()} for p in feedback]})
     before = max(drafts, key=lambda d: d.avg_prob)
     if not feedback:
         yield Note(step=ctx.step(), parent=parent, depth=depth, message="no feedback passages: keeping the draft")
+        return before.as_result()
+    already = {p.id for p in read}
+    if read and all(p.id in already for p in feedback):
+        yield Note(step=ctx.step(), parent=parent, depth=depth,
+                   message="the search with the answer found no passage the answer had not read: keeping it")
         return before.as_result()
     try:
         refined = yield from generate_answer(ctx, lambda ps: refine_messages(question, [d.text for d in drafts], ps),
@@ -120,17 +180,14 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, ensemble
     except BudgetExceeded as exc:
         yield Note(step=ctx.step(), parent=parent, depth=depth, message=f"{exc}; keeping the draft")
         return before.as_result()
-    keep_refined = not ensemble or refined.avg_prob >= before.avg_prob
-    if not ensemble:
-        why = "ensemble off"
-    else:
-        why = f"p={refined.avg_prob:.2f} {'>=' if keep_refined else '<'} draft p={before.avg_prob:.2f}"
+    chosen, why = keep_refined(keep, before, refined, ranking)
     yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.decision",
-                 summary=f"kept the {'refinement' if keep_refined else 'draft'} ({why})",
-                 data={"kept": "refined" if keep_refined else "draft", "ensemble": ensemble,
-                       "draft": {"text": before.text, "avg_prob": round(before.avg_prob, 4)},
-                       "refined": {"text": refined.text, "avg_prob": round(refined.avg_prob, 4)}})
-    return refined if keep_refined else before.as_result()
+                 summary=f"kept the {'refinement' if chosen else 'draft'} ({why})",
+                 data={"kept": "refined" if chosen else "draft", "rule": keep,
+                       "ensemble": keep != "refined",
+                       "draft": _candidate(before.text, before.avg_prob, ranking),
+                       "refined": _candidate(refined.text, refined.avg_prob, ranking)})
+    return refined if chosen else before.as_result()
 
 
 class ReFeed(Strategy):
@@ -152,7 +209,7 @@ class ReFeed(Strategy):
             drafts += yield from sample_drafts(question, self.drafts - 1, ctx)
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), message=f"{exc}; refining with {len(drafts)} draft(s)")
-        return (yield from refine(question, drafts, ctx, ensemble=self.ensemble))
+        return (yield from refine(question, drafts, ctx, keep="prob" if self.ensemble else "refined"))
 
 
 def with_refeed_options(spec: str, drafts: int | None, ensemble: bool) -> str:
