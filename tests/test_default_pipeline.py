@@ -199,6 +199,8 @@ def test_result_records_keep_each_stage_answer():
     record = make_record(example, events, 1.0)
     assert [(d["basis"], d["text"]) for d in record["drafts"]] == [("multi-hop", "Lagos"),
                                                                    ("refinement", "Lagos, Nigeria")]
+    assert record["sub_answers"] == [["Who leads Project Heron?", "Mira Okafor"],
+                                     ["Where was that leader born?", "Lagos"]]
     assert record["refeed"]["kept"] == "refined" and record["refeed"]["refined"]["text"] == "Lagos, Nigeria"
     assert isinstance(events[-1], Answer)
 

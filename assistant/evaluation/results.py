@@ -12,7 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge
+from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
 
@@ -65,6 +65,7 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "seconds": answer.seconds,
         "path": path_taken(events),
         "sub_questions": sub_questions,
+        "sub_answers": [[e.question, e.answer] for e in events if isinstance(e, SubAnswer)],
         "citations": [p.title or p.id for p in answer.citations],
         "peak_rss_mb": rss_mb,
         "drafts": top_level_drafts(events),
