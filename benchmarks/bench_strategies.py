@@ -13,7 +13,10 @@ Strategies run with small options (see SPECS) so that the default size (3 questi
 several minutes on 2 idle cores; --small runs 1 question.
 
     .venv/bin/python benchmarks/bench_strategies.py [--small] [--questions N] [--reader PATH]
-        [--strategies direct,rag] [--threads N]
+        [--strategies direct,rag] [--threads N] [--k 3]
+
+`--strategies rag,default --k 10 --questions 10 --reader QWEN` prints the default pipeline's time
+per question against plain rag's at the product's k, in the same run (RATIO default / rag).
 """
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ SPECS = {
     "refeed": "refeed:drafts=2",
     "rq-rag": "rq-rag:depth=1",
     "llmqa": "llmqa:expansions=2,candidates=6,window=4,step=2",
-    "default": "default:depth=1",
+    "default": "default",
 }
 SAMPLED = {"refeed", "llmqa"}  # seeded sampling: identical only if the logits are
 COLUMNS = ("reader_calls", "prompt_tokens", "evaluated_tokens", "completion_tokens", "retrievals")
@@ -71,10 +74,12 @@ def build_index(dataset: Path, pool: int, folder: Path, settings: Settings):
 
 def make_context(settings: Settings, reader, embedder, store) -> RunContext:
     from assistant.retriever import HybridRetriever
+    from models import registry
     from models.judge_reader import ReaderJudge
 
+    relevance = registry.get_relevance_judge(settings) if settings.relevance_judge == "trained" else None
     return RunContext(settings=settings, reader=reader, judge=ReaderJudge(reader),
-                      retriever=HybridRetriever(store, embedder))
+                      retriever=HybridRetriever(store, embedder), relevance=relevance)
 
 
 def run_once(question: str, spec: str, ctx: RunContext) -> dict:
@@ -134,6 +139,11 @@ def print_summary(summary: list[tuple], n: int) -> None:
                                           for j in (1, 2))
     print(f"\nRATIO without/with prefix reuse, all strategies: wall {ratio(wall_off, wall_on)}, "
           f"cpu {ratio(cpu_off, cpu_on)}")
+    by_name = {name: on for name, on, *_ in summary}
+    if "default" in by_name and "rag" in by_name:  # issue 16's bound: the default at most 3x rag's time
+        print(f"RATIO default / rag per question (prefix reuse on): wall "
+              f"{ratio(by_name['default']['seconds'], by_name['rag']['seconds'])}, cpu "
+              f"{ratio(by_name['default']['cpu'], by_name['rag']['cpu'])}")
 
 
 def main() -> None:
@@ -145,6 +155,7 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(SPECS), help="comma-separated subset of " + ",".join(SPECS))
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: all cores)")
     parser.add_argument("--dataset", type=Path, default=DATASET)
+    parser.add_argument("--k", type=int, default=3, help="passages per retrieval (the product's default is 10)")
     args = parser.parse_args()
     count = args.questions or (1 if args.small else 3)
     names = [n.strip() for n in args.strategies.split(",") if n.strip()]
@@ -156,7 +167,7 @@ def main() -> None:
     from models.reader import Reader
 
     with tempfile.TemporaryDirectory(prefix="bench-strategies-") as tmp:
-        settings = Settings(data_dir=Path(tmp), reader=args.reader, k=3, depth=1, max_answer_tokens=32,
+        settings = Settings(data_dir=Path(tmp), reader=args.reader, k=args.k, depth=1, max_answer_tokens=32,
                             n_threads=args.threads)
         t0 = time.perf_counter()
         examples, embedder, store, written = build_index(args.dataset, args.pool, Path(tmp), settings)

@@ -194,3 +194,26 @@ def test_strategy_needing_an_index_without_corpus_is_refused(tmp_path):
                    reader_name="fake")
     with pytest.raises(AssistantError, match="needs an index"):
         run_strategy("rag", load_dataset(dataset), plan, context_factory=lambda s, st: make_context())
+
+
+def test_results_made_with_another_relevance_judge_are_not_mixed_in(tmp_path):
+    """A strategy that reads the relevance judge records it (and the pool sizes) in its run's
+    config; plain rag does not, so its results stay resumable whichever judge is set."""
+    dataset = _dataset(tmp_path)
+    examples = load_dataset(dataset)[:1]
+
+    def plan(judge):
+        return RunPlan(dataset=dataset, out_dir=tmp_path / "out", settings=Settings(relevance_judge=judge),
+                       corpus="idx", reader_name="fake")
+
+    def factory(settings, strategy):
+        return make_context(reader=FakeReader(answer=lambda p: "x"), judge=FakeJudge(), retriever=FakeRetriever(
+            {"a": "some passage"}))
+
+    assert plan("trained").config("default:relevance=true")["relevance_judge"] == "trained"
+    assert "relevance_judge" not in plan("trained").config("rag")
+    run_strategy("ra-isf", examples, plan("judge"), context_factory=factory)
+    with pytest.raises(AssistantError, match="other settings.*relevance_judge"):
+        run_strategy("ra-isf", examples, plan("trained"), context_factory=factory)
+    run_strategy("rag", examples, plan("judge"), context_factory=factory)
+    run_strategy("rag", examples, plan("trained"), context_factory=factory)  # rag never reads it

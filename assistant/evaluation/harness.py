@@ -68,9 +68,13 @@ class RunPlan:
 
     def config(self, spec: str) -> dict:
         s = self.settings
-        return {"dataset": str(self.dataset.resolve()), "strategy": spec, "reader": self.reader_name,
-                "k": s.k, "depth": s.depth, "judge": s.judge, "corpus": self.corpus,
-                "max_reader_calls": s.max_reader_calls, "max_answer_tokens": s.max_answer_tokens}
+        config = {"dataset": str(self.dataset.resolve()), "strategy": spec, "reader": self.reader_name,
+                  "k": s.k, "depth": s.depth, "judge": s.judge, "corpus": self.corpus,
+                  "max_reader_calls": s.max_reader_calls, "max_answer_tokens": s.max_answer_tokens}
+        if make_strategy(spec).reads_relevance_judge:  # only then: older rag results stay resumable
+            config.update(relevance_judge=s.relevance_judge, pool=s.pool, min_passages=s.min_passages,
+                          max_passages=s.max_passages)
+        return config
 
 
 def _check_config(plan: RunPlan, spec: str) -> None:

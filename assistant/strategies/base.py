@@ -23,6 +23,12 @@ class Strategy:
         self.values = parse_options(self.name, self.OPTIONS, options)  # OptionError when one is bad
         self.options = options  # as given: the Started event shows them
 
+    @property
+    def reads_relevance_judge(self) -> bool:
+        """Whether answers depend on the relevance judge setting (results made with another judge
+        must not be mixed in: evaluation/harness.py)."""
+        return False
+
     @classmethod
     def option_names(cls) -> Sequence[str]:
         return tuple(option.name for option in cls.OPTIONS)

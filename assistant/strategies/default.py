@@ -52,6 +52,10 @@ class DefaultPipeline(Strategy):
         self.refine = self.values["refine"]
         self.keep = self.values["keep"]
 
+    @property
+    def reads_relevance_judge(self) -> bool:
+        return self.use_relevance
+
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **data) -> Detail:
         """A stage step: numbered in the order shown (the hop's stages only when it runs)."""

@@ -54,6 +54,10 @@ class RaIsf(Strategy):
         self.use_decomposition = self.values["decomposition"]
         self.depth = self.values["depth"]
 
+    @property
+    def reads_relevance_judge(self) -> bool:
+        return self.use_relevance
+
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         bound = self.depth if self.depth is not None else ctx.settings.depth
         return (yield from self.solve(question, ctx, level=0, bound=bound, parent=None))

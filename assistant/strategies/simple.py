@@ -31,6 +31,10 @@ class Rag(Strategy):
         super().__init__(**options)
         self.rerank = self.values["rerank"]
 
+    @property
+    def reads_relevance_judge(self) -> bool:
+        return self.rerank
+
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         if self.rerank:
             if ctx.relevance is None:
