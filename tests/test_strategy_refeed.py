@@ -106,6 +106,8 @@ def test_cli_flags_become_strategy_options():
     assert with_refeed_options("refeed", None, True) == "refeed"
     assert with_refeed_options("refeed", 1, False) == "refeed:drafts=1,ensemble=false"
     assert with_refeed_options("refeed:drafts=1", None, False) == "refeed:drafts=1,ensemble=false"
+    assert with_refeed_options("default", None, False) == "default:keep=refined"
+    assert make_strategy(with_refeed_options("default", None, False)).keep == "refined"
     assert make_strategy(with_refeed_options("refeed", 1, False)).ensemble is False
     with pytest.raises(ConfigError, match="no option drafts"):
         make_strategy(with_refeed_options("rag", 2, True))

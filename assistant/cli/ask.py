@@ -46,12 +46,14 @@ def ask(
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
     relevance_judge: Optional[str] = typer.Option(
-        None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped cross-encoder ranks a wide "
-                                        "pool) or 'judge' (the --judge above)."),
+        None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped judge and passage selector "
+                                        "rank a wide pool; the default) or 'judge' (the --judge above)."),
     drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=MAX_DRAFTS,
-                                         help="ReFeed: number of drafts (1 = greedy only, no diverse feedback)."),
+                                         help="ReFeed (-s refeed): number of drafts (1 = greedy only, no diverse "
+                                              "feedback)."),
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
-                                  help="ReFeed: keep the draft when it is likelier than the refinement."),
+                                  help="ReFeed (-s refeed, and the default's check): keep the draft when it is "
+                                       "likelier than the refinement."),
     trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
 ) -> None:

@@ -213,8 +213,10 @@ class ReFeed(Strategy):
 
 
 def with_refeed_options(spec: str, drafts: int | None, ensemble: bool) -> str:
-    """Add the ask command's --drafts / --no-ensemble to a strategy spec as options."""
-    extra = ([f"drafts={drafts}"] if drafts is not None else []) + ([] if ensemble else ["ensemble=false"])
+    """Add the ask command's --drafts / --no-ensemble to a strategy spec as options (the default
+    pipeline's ReFeed step says "keep the refinement" with keep=refined; it has one draft)."""
+    no_ensemble = "keep=refined" if spec.split(":", 1)[0].strip() in ("", "default") else "ensemble=false"
+    extra = ([f"drafts={drafts}"] if drafts is not None else []) + ([] if ensemble else [no_ensemble])
     if not extra:
         return spec
     return spec + ("," if ":" in spec else ":") + ",".join(extra)
