@@ -1,0 +1,140 @@
+"""Where the default pipeline's misses come from, question by question (no reader run).
+
+    .venv/bin/python scripts/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines]
+
+The pipeline's searches and the selector are deterministic, so the passages its final answer read
+are replayed from the results record: the first hop's kept passages, and, where it took the hop,
+each sub-question's search as it was made (the written sub-question with the earlier recorded
+sub-answers filled in), ranked by the shipped judge. Each exact-match miss then gets one cause:
+- self-knowledge gate: answered closed-book (wrongly);
+- retrieval: some supporting paragraph was in no pool the pipeline searched;
+- judge: all were found, but the passages read missed one;
+- reader, partial: all supporting paragraphs were read and the answer overlaps the gold (F1 > 0);
+- reader, found on the way: the gold answer was a sub-answer or an earlier draft, then lost;
+- reader: all were read, and the answer is wrong.
+Only the report sets (data rules: relevance_data.py); ReFeed's passages are not replayed (it refines
+only; a refinement that lost a right draft shows as "found on the way").
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from assistant.evaluation import metrics  # noqa: E402
+from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
+from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
+from models.errors import AssistantError  # noqa: E402
+
+FIRST_HOP_CARRIED, SUB_PASSAGES, CARRIED = 3, 3, 2  # as assistant/strategies/default.py and hops.py
+
+
+class Replay:
+    """The pipeline's searches and selections, without the reader."""
+
+    def __init__(self, retriever, judge, settings):
+        self.retriever, self.judge, self.settings = retriever, judge, settings
+
+    def ranked(self, query: str):
+        """(the pool, the kept passages) as judge_pool makes them."""
+        from assistant.pool_select import merge_pool, selector_scores
+
+        pool = self.retriever.search(query, self.settings.pool)
+        merged, found = merge_pool(pool, [])
+        scores = selector_scores(self.judge.selector, query, found)
+        order = sorted(range(len(merged)), key=lambda i: -scores[i])
+        above = sum(s >= self.judge.selector.threshold for s in scores)
+        keep = min(self.settings.max_passages, max(self.settings.min_passages, above), len(merged))
+        return merged, [merged[i] for i in order[:keep]]
+
+    def passages(self, question: str, record: dict):
+        """(keys of every pool searched, keys of the passages the final answer read)."""
+        from assistant.hops import add_new, bridged_query
+
+        pool, kept = self.ranked(question)
+        searched = {key_of_path(p.path) for p in pool}
+        if not record["resolved_by"].startswith("multi-hop"):
+            return searched, {key_of_path(p.path) for p in kept}
+        read = list(kept[:FIRST_HOP_CARRIED])
+        carried = []
+        pairs: list[tuple[str, str]] = []
+        for written, (asked, answer) in zip(record["sub_questions"], record["sub_answers"]):
+            query = bridged_query(written, pairs)
+            sub_pool, sub_kept = self.ranked(query)
+            searched |= {key_of_path(p.path) for p in sub_pool}
+            carried = add_new(carried, sub_kept[:SUB_PASSAGES], CARRIED)
+            pairs.append((asked, answer))
+        return searched, {key_of_path(p.path) for p in add_new(read, carried)}
+
+
+def cause(record: dict, support: set[str], searched: set[str], read: set[str]) -> str:
+    if record["resolved_by"].startswith("self-knowledge"):
+        return "self-knowledge gate"
+    if not support <= searched:
+        return "retrieval"
+    if not support <= read:
+        return "judge"
+    if record["scores"]["f1"] > 0:
+        return "reader, partial"
+    golds = record["gold"]
+    on_the_way = [a for _, a in record.get("sub_answers", [])] + [d["text"] for d in record.get("drafts", [])]
+    if any(metrics.score(text, golds, record["kind"])["em"] for text in on_the_way):
+        return "reader, found on the way"
+    return "reader"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--set", required=True, choices=sorted(REPORT_FILES))
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--lines", action="store_true", help="one line per missed question")
+    args = parser.parse_args()
+
+    from assistant.evaluation.corpus import build_dataset_corpus
+    from assistant.evaluation.results import ResultsFile
+    from assistant.retriever import HybridRetriever
+    from index_builder.store import IndexStore
+    from models import registry
+    from models.config import load_settings
+    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+
+    data = check_data_dir(args.data)
+    settings = load_settings()
+    embedder = registry.get_embedder(settings)
+    index, _ = build_dataset_corpus(data / REPORT_FILES[args.set].path, settings.data_dir, embedder)
+    replay = Replay(HybridRetriever(IndexStore.open(index), embedder, candidates=settings.pool),
+                    RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads), settings)
+    records = ResultsFile(args.results).records
+    causes: Counter[str] = Counter()
+    lines = []
+    questions = [q for q in report_questions(data)[args.set] if q.example.id in records]
+    for question in questions:
+        record = records[question.example.id]
+        if record["scores"]["em"]:
+            causes["right"] += 1
+            continue
+        searched, read = replay.passages(question.example.question, record)
+        why = cause(record, supporting_keys(question), searched, read)
+        causes[why] += 1
+        lines.append(f"- [{why}] {question.example.question[:90]} -> {record['prediction'][:40]!r} "
+                     f"(gold {record['gold'][0][:40]!r}; {record['resolved_by']})")
+    n = len(questions)
+    print(f"{args.set}: {n} questions, {causes['right']} right (EM)\n")
+    print("| cause of the miss | questions | share of all |")
+    print("| --- | --- | --- |")
+    for name in ("self-knowledge gate", "retrieval", "judge", "reader, partial", "reader, found on the way", "reader"):
+        print(f"| {name} | {causes[name]} | {100 * causes[name] / n:.0f}% |")
+    if args.lines:
+        print("\n" + "\n".join(lines))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssistantError as exc:
+        sys.exit(f"error: {exc}")
