@@ -1,4 +1,5 @@
 """End to end as a user runs it: the real CLI, the bundled GGUF reader and MiniLM."""
+import itertools
 import json
 import os
 import subprocess
@@ -80,8 +81,14 @@ def test_ask_json_shows_the_steps(env, folder):
     if not verdict["knows"]:
         retrieved = next(e for e in events if e["type"] == "retrieved")
         assert retrieved["passages"][0]["path"] == "heron.md" and "score" in retrieved["passages"][0]
-        top_level = [e for e in events if e["type"] == "relevance" and e["depth"] == 0]
-        assert [e["passage_id"] for e in top_level] == [p["id"] for p in retrieved["passages"]]
+        # the trained judge ranks the whole pool: a verdict for each passage, best first, with its
+        # rank in the search
+        at = events.index(retrieved) + 1
+        verdicts = list(itertools.takewhile(lambda e: e["type"] == "relevance", events[at:]))
+        ids = [p["id"] for p in retrieved["passages"]]
+        assert sorted(e["passage_id"] for e in verdicts) == sorted(ids)
+        assert all(ids[e["rank_before"] - 1] == e["passage_id"] for e in verdicts)
+        assert [e["rank_after"] for e in verdicts] == list(range(1, len(ids) + 1))
 
 
 def test_bad_input_is_one_clear_line(env, folder, tmp_path):

@@ -79,7 +79,8 @@ def test_export_judge_int8_registers_it_and_models_list_shows_it(tiny, env, tmp_
 
 
 def test_ask_with_the_t5_judge_reports_backend_device_and_scores(tiny, indexed):
-    env = dict(indexed, ASSISTANT_JUDGE_PATH=str(tiny.int8), OMP_NUM_THREADS="1")
+    # the T5 judges relevance too (the default relevance judge is the trained selector)
+    env = dict(indexed, ASSISTANT_JUDGE_PATH=str(tiny.int8), OMP_NUM_THREADS="1", ASSISTANT_RELEVANCE_JUDGE="judge")
     result = assistant("ask", t5_tiny.company_question("Anna"), "--judge", "t5", "--k", "2",
                        "--strategy", "ra-isf", "--json", env=env)
     assert result.returncode == 0, result.stderr

@@ -10,7 +10,7 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from assistant.events import Answer, Detail, Draft, Relevance, Retrieved, Token, event_from_dict
+from assistant.events import Answer, Detail, Draft, Note, Relevance, Retrieved, Token, event_from_dict
 from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings
@@ -99,11 +99,18 @@ def test_llmqa(settings):
     assert details(events, "llmqa.expansion")[0].data["by"] == "similarity to the question"
 
 
-def test_default_pipeline_streams_and_shows_both_halves(settings):
+def test_default_pipeline_streams_and_shows_its_stages(settings):
     events, answer = run("default", settings)
-    assert [d.data["stage"] for d in details(events, "pipeline.stage")] == [1, 2]
+    stages = [d.data for d in details(events, "pipeline.stage")]
+    assert [s["stage"] for s in stages] == list(range(1, len(stages) + 1))
+    modules = [s["module"] for s in stages]
+    # the gate, the judged look-up, the hop only when the support is short, ReFeed's check last
+    assert modules[:2] == ["self-knowledge", "retrieve"] and modules[-1] == "refeed", modules
+    assert set(modules[2:-1]) <= {"hop", "multi-hop answer"}
     assert any(isinstance(e, Token) for e in events)
-    assert [d for d in events if isinstance(d, Draft) and d.basis == "refinement"]
+    refined = [d for d in events if isinstance(d, Draft) and d.basis == "refinement"]
+    unchanged = [n for n in events if isinstance(n, Note) and "had not read" in n.message]
+    assert refined or unchanged  # ReFeed either refined or said why it did not
 
 
 def test_ask_cli_maps_refeed_flags(settings, monkeypatch):
