@@ -55,6 +55,12 @@ def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent
     return merged, selector_scores(selector, question, found, judged), selector.threshold, f"{judge.name} + selector"
 
 
+def kept_count(settings, above: int, pool: int) -> int:
+    """How many of the ranked pool the reader reads: those at or above the threshold (`above`),
+    but at least min_passages and at most max_passages."""
+    return min(settings.max_passages, max(settings.min_passages, above), pool)
+
+
 def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: int | None = None,
                depth: int = 0) -> Generator[Event, None, Ranked]:
     """Score every pool passage, yield a Relevance event each (best first), keep the top ones.
@@ -62,11 +68,10 @@ def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: 
     Kept: the passages at or above the threshold, but at least `min_passages` and at most
     `max_passages` (settings); with none above the threshold the top min_passages are still kept,
     and `above_threshold` = 0 tells RA-ISF that nothing was judged relevant."""
-    settings = ctx.settings
     pool, scores, threshold, name = yield from _pool_scores(ctx, question, pool, parent, depth)
     order = sorted(range(len(pool)), key=lambda i: -scores[i])
     above = sum(s >= threshold for s in scores)
-    keep = min(settings.max_passages, max(settings.min_passages, above), len(pool))
+    keep = kept_count(ctx.settings, above, len(pool))
     for rank_after, i in enumerate(order, 1):
         yield Relevance(step=ctx.step(), parent=parent, depth=depth, question=question,
                         passage_id=pool[i].id, relevant=rank_after <= keep, score=round(scores[i], 4),

@@ -26,11 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import metrics  # noqa: E402
+from assistant.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
+from assistant.rerank import kept_count  # noqa: E402
+from assistant.strategies.default import FIRST_HOP_CARRIED  # noqa: E402
 from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
 from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-FIRST_HOP_CARRIED, SUB_PASSAGES, CARRIED = 3, 3, 2  # as assistant/strategies/default.py and hops.py
 
 
 class Replay:
@@ -48,13 +50,10 @@ class Replay:
         scores = selector_scores(self.judge.selector, query, found)
         order = sorted(range(len(merged)), key=lambda i: -scores[i])
         above = sum(s >= self.judge.selector.threshold for s in scores)
-        keep = min(self.settings.max_passages, max(self.settings.min_passages, above), len(merged))
-        return merged, [merged[i] for i in order[:keep]]
+        return merged, [merged[i] for i in order[:kept_count(self.settings, above, len(merged))]]
 
     def passages(self, question: str, record: dict):
         """(keys of every pool searched, keys of the passages the final answer read)."""
-        from assistant.hops import add_new, bridged_query
-
         pool, kept = self.ranked(question)
         searched = {key_of_path(p.path) for p in pool}
         if not record["resolved_by"].startswith("multi-hop"):
