@@ -37,8 +37,10 @@ class Hops:
 _REFERENCE = re.compile(r"#(\d+)")
 
 
-def known(answer: str) -> bool:
-    return bool(answer.strip()) and answer.strip().strip(".").lower() != "unknown"
+def is_unknown(text: str) -> bool:
+    """An empty answer, or the reader's "unknown" (the answer prompt asks for it when the passages
+    do not hold the answer)."""
+    return text.strip().strip(".").lower() in ("unknown", "")
 
 
 def fill_references(sub_question: str, pairs: Sequence[tuple[str, str]]) -> str:
@@ -46,7 +48,7 @@ def fill_references(sub_question: str, pairs: Sequence[tuple[str, str]]) -> str:
     missing answer stays as it is."""
     def answer(match: re.Match) -> str:
         n = int(match.group(1))
-        return pairs[n - 1][1].strip() if 1 <= n <= len(pairs) and known(pairs[n - 1][1]) else match.group(0)
+        return pairs[n - 1][1].strip() if 1 <= n <= len(pairs) and not is_unknown(pairs[n - 1][1]) else match.group(0)
     return _REFERENCE.sub(answer, sub_question)
 
 
@@ -55,7 +57,7 @@ def bridged_query(sub_question: str, pairs: Sequence[tuple[str, str]]) -> str:
     decomposer that does not write them), the earlier known sub-answers are added instead."""
     if _REFERENCE.search(sub_question):
         return fill_references(sub_question, pairs)
-    return " ".join([sub_question, *(a for _, a in pairs if known(a))])
+    return " ".join([sub_question, *(a for _, a in pairs if not is_unknown(a))])
 
 
 def add_new(passages: list[Passage], more: Sequence[Passage], limit: int | None = None) -> list[Passage]:

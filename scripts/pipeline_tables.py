@@ -26,6 +26,7 @@ from assistant.evaluation import metrics  # noqa: E402
 from assistant.evaluation.datasets import load_dataset  # noqa: E402
 from assistant.evaluation.question_set import QuestionSet  # noqa: E402
 from assistant.evaluation.results import ResultsFile  # noqa: E402
+from assistant.strategies.refeed import prefer_refined  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 
@@ -45,13 +46,9 @@ def keep_rule(rule: str):
         if not d:
             return record["prediction"]
         draft, refined = d["draft"], d["refined"]
-        if rule == "refined":
-            return refined["text"]
-        if rule == "draft":
-            return draft["text"]
-        if rule == "support" and refined.get("support") != draft.get("support"):
-            return refined["text"] if refined["support"] > draft["support"] else draft["text"]
-        return refined["text"] if refined["avg_prob"] >= draft["avg_prob"] else draft["text"]
+        chosen, _ = prefer_refined(rule, draft["avg_prob"], refined["avg_prob"], draft.get("support", 0.0),
+                                   refined.get("support", 0.0))
+        return refined["text"] if chosen else draft["text"]
     return choose
 
 

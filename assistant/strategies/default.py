@@ -24,7 +24,7 @@ from models.errors import BudgetExceeded
 from .. import prompts
 from ..context import Result, RunContext
 from ..events import Detail, Note
-from ..hops import add_new, follow_hops
+from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool
 from .base import Strategy, StrategyRun, generate_answer
 from .options import Option, flag
@@ -32,10 +32,6 @@ from .ra_isf import self_knowledge
 from .refeed import KEEP_RULES, Candidate, refine
 
 FIRST_HOP_CARRIED = 3  # first-hop passages the multi-hop answer reads beside the sub-questions' ones
-
-
-def is_unknown(text: str) -> bool:
-    return text.strip().strip(".").lower() in ("unknown", "")
 
 
 class DefaultPipeline(Strategy):

@@ -116,16 +116,24 @@ def _candidate(text: str, avg_prob: float, ranking: Ranked | None) -> dict:
     return data
 
 
-def keep_refined(rule: str, draft: Candidate, refined: Result, ranking: Ranked | None) -> tuple[bool, str]:
-    """Whether to keep the refinement over the draft under `rule`, and why (for the steps)."""
+def prefer_refined(rule: str, draft_prob: float, refined_prob: float, draft_support: float = 0.0,
+                   refined_support: float = 0.0) -> tuple[bool, str]:
+    """The keep rule on the candidates' numbers: whether the refinement wins, and why. Also scores
+    recorded candidates (scripts/pipeline_tables.py)."""
     if rule == "refined":
         return True, "always the refinement"
-    if rule == "support":
-        a, b = answer_support(refined.text, ranking), answer_support(draft.text, ranking)
-        if a != b:
-            return a > b, f"judge support {a:.2f} {'>' if a > b else '<'} draft's {b:.2f}"
-    keep = (refined.avg_prob or 0.0) >= draft.avg_prob
-    return keep, f"p={refined.avg_prob or 0.0:.2f} {'>=' if keep else '<'} draft p={draft.avg_prob:.2f}"
+    if rule == "support" and refined_support != draft_support:
+        a, b = refined_support, draft_support
+        return a > b, f"judge support {a:.2f} {'>' if a > b else '<'} draft's {b:.2f}"
+    keep = refined_prob >= draft_prob
+    return keep, f"p={refined_prob:.2f} {'>=' if keep else '<'} draft p={draft_prob:.2f}"
+
+
+def keep_refined(rule: str, draft: Candidate, refined: Result, ranking: Ranked | None) -> tuple[bool, str]:
+    """Whether to keep the refinement over the draft under `rule`, and why (for the steps)."""
+    supports = ((answer_support(draft.text, ranking), answer_support(refined.text, ranking))
+                if rule == "support" else (0.0, 0.0))
+    return prefer_refined(rule, draft.avg_prob, refined.avg_prob or 0.0, *supports)
 
 
 def _feedback(question: str, drafts: Sequence[Candidate], ctx: RunContext, judged: bool,
