@@ -16,7 +16,7 @@ from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Re
 RESOLVED = {
     "self-knowledge": "from the reader's own knowledge",
     "closed-book": "from the reader's own knowledge",
-    "passages": "from the relevant passages",
+    "passages": "from the passages it read",
     "fallback": "from the retrieved passages (none was judged relevant)",
     "decomposition": "from the answers to its sub-questions",
     "multi-hop": "from both hops' passages and the answers to its sub-questions",
@@ -82,6 +82,7 @@ class StepNarrator:
         self.passages: dict[str, Passage] = {}
         self.checked_against = 0  # passages of the last feedback retrieval
         self.revised = True  # False once a check kept the same text
+        self.judged_relevant: set[str] = set()  # passages a judge kept: only those are "relevant"
 
     def name_of(self, passage_id: str) -> str:
         known = self.passages.get(passage_id)
@@ -107,6 +108,8 @@ class StepNarrator:
 
     def _relevance(self, e: Relevance) -> str:
         mark = "✓" if e.relevant else "✗"
+        if e.relevant:
+            self.judged_relevant.add(e.passage_id)
         rank = f" #{e.rank_after} (was #{e.rank_before})" if e.rank_after is not None else ""
         return f"{mark} {self.name_of(e.passage_id)}{rank} ({score_vs(e.score, e.threshold)})"
 
@@ -129,7 +132,8 @@ class StepNarrator:
         elif basis == "sampled draft":
             what = "Sampled another answer from memory"
         elif basis == "passages":
-            what = f"Answered from {n} relevant passage{'s' if n != 1 else ''}"
+            judged = n and all(pid in self.judged_relevant for pid in e.citations)
+            what = f"Answered from {n} {'relevant' if judged else 'retrieved'} passage{'s' if n != 1 else ''}"
         elif basis == "fallback":
             what = f"Answered from all {n} retrieved passages (none was judged relevant)"
         elif basis == "decomposition":

@@ -152,8 +152,23 @@ def test_trace_is_plain_language_with_file_names_and_thresholds(monkeypatch, tmp
     assert "Looked up 4 passages for “What is the meeting room on the third floor called?”" in out
     assert "✓ room.md (score 0.80 ≥ 0.50)" in out and "✗ recipes.md (score 0.20 < 0.50)" in out
     assert "Kept 1 of 4 passages (judge score ≥ 0.50)" in out
+    assert "Answered from 1 relevant passage" in out
     for internal in ("refeed.", "pipeline.stage", "p=", "+refined"):
         assert internal not in out, internal
+
+
+def test_trace_calls_passages_relevant_only_when_a_judge_kept_them(monkeypatch, tmp_path):
+    import assistant.runner as runner
+    from assistant.cli.main import app
+
+    monkeypatch.setattr(runner, "build_context", lambda settings, strategy: make_context(
+        reader=FakeReader(answer=lambda prompt: "Lighthouse."), judge=FakeJudge(), retriever=FakeRetriever(TEXTS), k=4))
+    monkeypatch.setenv("ASSISTANT_CONFIG", "/dev/null")
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(app, ["ask", "What is the meeting room on the third floor called?", "--trace",
+                                      "--strategy", "rag"])
+    assert result.exit_code == 0, result.output
+    assert "Answered from 4 retrieved passages" in result.output and "relevant passage" not in result.output
 
 
 def test_a_list_number_is_not_a_sentence_and_a_pronoun_sentence_cites_nothing():
