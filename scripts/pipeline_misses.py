@@ -1,6 +1,6 @@
 """Where the default pipeline's misses come from, question by question (no reader run).
 
-    .venv/bin/python scripts/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines]
+    .venv/bin/python scripts/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines] [--hop-sources]
 
 The pipeline's searches and the selector are deterministic, so the passages its final answer read
 are replayed from the results record: the first hop's kept passages, and, where it took the hop,
@@ -41,12 +41,21 @@ class Replay:
     def __init__(self, retriever, judge, settings):
         self.retriever, self.judge, self.settings = retriever, judge, settings
 
-    def ranked(self, query: str):
-        """(the pool, the kept passages) as judge_pool makes them."""
-        from assistant.pool_select import merge_pool, selector_scores
+    def expanded(self, query: str):
+        """The search's pool merged with the selector's expansion searches, as judge_pool makes it."""
+        from assistant.pool_select import expansion_queries, merge_pool
 
+        selector = self.judge.selector
         pool = self.retriever.search(query, self.settings.pool)
-        merged, found = merge_pool(pool, [])
+        extra = [self.retriever.search(q, selector.expansion_depth)
+                 for q in expansion_queries(query, pool, selector.expansions)]
+        return pool, merge_pool(pool, extra)
+
+    def ranked(self, query: str):
+        """(the merged pool, the kept passages) as judge_pool makes them."""
+        from assistant.pool_select import selector_scores
+
+        _, (merged, found) = self.expanded(query)
         scores = selector_scores(self.judge.selector, query, found)
         order = sorted(range(len(merged)), key=lambda i: -scores[i])
         above = sum(s >= self.judge.selector.threshold for s in scores)
@@ -68,6 +77,29 @@ class Replay:
             carried = add_new(carried, sub_kept[:SUB_PASSAGES], CARRIED)
             pairs.append((asked, answer))
         return searched, {key_of_path(p.path) for p in add_new(read, carried)}
+
+
+    def hop_sources(self, question: str, record: dict, support: set[str]) -> dict[str, bool]:
+        """For a question that took the hop: is all the support found by the first search alone,
+        with the selector's expansion searches (no reader call), with the reader's sub-question
+        searches, with both; and among the first 5 when one pool of everything found is ranked by
+        the selector against the original question, against the passages the final answer read."""
+        from assistant.pool_select import merge_pool, selector_scores
+
+        pool, (merged, _) = self.expanded(question)
+        first, expanded = {key_of_path(p.path) for p in pool}, {key_of_path(p.path) for p in merged}
+        sub_pools, pairs = [], []
+        for written, (asked, answer) in zip(record["sub_questions"], record["sub_answers"]):
+            sub_pools.append(self.expanded(bridged_query(written, pairs))[1][0])
+            pairs.append((asked, answer))
+        subs = first | {key_of_path(p.path) for sub in sub_pools for p in sub}
+        union, found = merge_pool(merged, sub_pools)
+        scores = selector_scores(self.judge.selector, question, found)
+        top = {key_of_path(union[i].path) for i in sorted(range(len(union)), key=lambda i: -scores[i])[:5]}
+        _, read = self.passages(question, record)
+        return {"first search": support <= first, "+ expansion searches": support <= expanded,
+                "+ sub-question searches": support <= subs, "+ both": support <= expanded | subs,
+                "read by the final answer": support <= read, "one pool of both, selector top-5": support <= top}
 
 
 def cause(record: dict, support: set[str], searched: set[str], read: set[str]) -> str:
@@ -92,6 +124,8 @@ def main() -> None:
     parser.add_argument("--set", required=True, choices=sorted(REPORT_FILES))
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--lines", action="store_true", help="one line per missed question")
+    parser.add_argument("--hop-sources", action="store_true",
+                        help="for the questions that took the hop: where their support was found")
     args = parser.parse_args()
 
     from assistant.evaluation.corpus import build_dataset_corpus
@@ -130,6 +164,17 @@ def main() -> None:
         print(f"| {name} | {causes[name]} | {100 * causes[name] / n:.0f}% |")
     if args.lines:
         print("\n" + "\n".join(lines))
+    if args.hop_sources:
+        hopped = [q for q in questions if records[q.example.id]["resolved_by"].startswith("multi-hop")]
+        found: Counter[str] = Counter()
+        for question in hopped:
+            found.update(k for k, v in replay.hop_sources(question.example.question, records[question.example.id],
+                                                          supporting_keys(question)).items() if v)
+        print(f"\n{len(hopped)} questions took the hop; all support found by")
+        print("| searches | questions | share |\n| --- | --- | --- |")
+        for name in ("first search", "+ expansion searches", "+ sub-question searches", "+ both",
+                     "read by the final answer", "one pool of both, selector top-5"):
+            print(f"| {name} | {found[name]} | {100 * found[name] / max(len(hopped), 1):.0f}% |")
 
 
 if __name__ == "__main__":
