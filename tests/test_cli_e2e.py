@@ -81,11 +81,14 @@ def test_ask_json_shows_the_steps(env, folder):
     if not verdict["knows"]:
         retrieved = next(e for e in events if e["type"] == "retrieved")
         assert retrieved["passages"][0]["path"] == "heron.md" and "score" in retrieved["passages"][0]
-        # the trained judge ranks the whole pool: a verdict for each passage, best first, with its
-        # rank in the search
-        at = events.index(retrieved) + 1
-        verdicts = list(itertools.takewhile(lambda e: e["type"] == "relevance", events[at:]))
-        ids = [p["id"] for p in retrieved["passages"]]
+        # the trained judge searches again with the question and each top passage (expansions),
+        # then ranks the merged pool: a verdict for each passage, best first, with its rank in the
+        # merged pool (the first search's order, then each expansion's new passages)
+        at = events.index(retrieved)
+        searches = list(itertools.takewhile(lambda e: e["type"] == "retrieved", events[at:]))
+        assert len(searches) >= 2, "no expansion search"
+        verdicts = list(itertools.takewhile(lambda e: e["type"] == "relevance", events[at + len(searches):]))
+        ids = list(dict.fromkeys(p["id"] for search in searches for p in search["passages"]))
         assert sorted(e["passage_id"] for e in verdicts) == sorted(ids)
         assert all(ids[e["rank_before"] - 1] == e["passage_id"] for e in verdicts)
         assert [e["rank_after"] for e in verdicts] == list(range(1, len(ids) + 1))

@@ -66,8 +66,9 @@ def test_retrieval_baselines_cite_what_they_retrieved(spec, settings):
     assert [d for d in events if isinstance(d, Draft)][-1].text == answer.text
     if spec == "rag":
         assert answer.passages_read == retrieved and len(retrieved) == 2
-    elif answer.resolved_by != "self-knowledge":  # every retrieved passage was judged
-        assert [e.passage_id for e in events if isinstance(e, Relevance)] == retrieved
+    elif answer.resolved_by != "self-knowledge":  # every retrieved passage was judged, once
+        # (the selector's expansion searches find some of the first search's passages again)
+        assert sorted(e.passage_id for e in events if isinstance(e, Relevance)) == sorted(set(retrieved))
 
 
 def test_refeed(settings):
