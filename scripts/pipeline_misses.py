@@ -40,16 +40,19 @@ class Replay:
 
     def __init__(self, retriever, judge, settings):
         self.retriever, self.judge, self.settings = retriever, judge, settings
+        self.searched: dict[str, tuple] = {}  # query -> expanded(query): --hop-sources asks again
 
     def expanded(self, query: str):
         """The search's pool merged with the selector's expansion searches, as judge_pool makes it."""
         from assistant.pool_select import expansion_queries, merge_pool
 
-        selector = self.judge.selector
-        pool = self.retriever.search(query, self.settings.pool)
-        extra = [self.retriever.search(q, selector.expansion_depth)
-                 for q in expansion_queries(query, pool, selector.expansions)]
-        return pool, merge_pool(pool, extra)
+        if query not in self.searched:
+            selector = self.judge.selector
+            pool = self.retriever.search(query, self.settings.pool)
+            extra = [self.retriever.search(q, selector.expansion_depth)
+                     for q in expansion_queries(query, pool, selector.expansions)]
+            self.searched[query] = (pool, merge_pool(pool, extra))
+        return self.searched[query]
 
     def ranked(self, query: str):
         """(the merged pool, the kept passages) as judge_pool makes them."""
@@ -77,7 +80,6 @@ class Replay:
             carried = add_new(carried, sub_kept[:SUB_PASSAGES], CARRIED)
             pairs.append((asked, answer))
         return searched, {key_of_path(p.path) for p in add_new(read, carried)}
-
 
     def hop_sources(self, question: str, record: dict, support: set[str]) -> dict[str, bool]:
         """For a question that took the hop: is all the support found by the first search alone,

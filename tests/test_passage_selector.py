@@ -172,9 +172,9 @@ def test_shipped_selector_puts_a_supporting_paragraph_first(name):
     paragraphs in the file's order (standing in for the search's order, which the file does not
     sort by support). The shipped selector puts one first for 5/5 HotpotQA, 3/5 MuSiQue and 5/5
     2Wiki questions, and all of them within the first 5 for 5/5, 1/5 and 5/5 (MuSiQue has 2-4
-    supporting paragraphs among 20; the selector trained with expansion searches gets 1/5 here, the
-    one trained without them got 2/5, and more on the report sets); one at chance would put one first for about 1 in 5 (1 in 8
-    for MuSiQue). Loaded offline from the shipped judge folder."""
+    supporting paragraphs among 20; the selector trained with expansion searches gets 1/5 here,
+    the one trained without them got 2/5, and more on the report sets); one at chance would put
+    one first for about 1 in 5 (1 in 8 for MuSiQue). Loaded offline from the shipped judge folder."""
     from assistant.evaluation.datasets import load_dataset
     from models.relevance_judge import RelevanceJudge
 
