@@ -35,6 +35,16 @@ from models.errors import AssistantError  # noqa: E402
 
 
 
+def sub_searches(record: dict) -> list[str]:
+    """The searches the hop made: each written sub-question with the earlier recorded answers
+    filled in, as follow_hops wrote them."""
+    queries, pairs = [], []
+    for written, (asked, answer) in zip(record["sub_questions"], record["sub_answers"]):
+        queries.append(bridged_query(written, pairs))
+        pairs.append((asked, answer))
+    return queries
+
+
 class Replay:
     """The pipeline's searches and selections, without the reader."""
 
@@ -72,13 +82,10 @@ class Replay:
             return searched, {key_of_path(p.path) for p in kept}
         read = list(kept[:FIRST_HOP_CARRIED])
         carried = []
-        pairs: list[tuple[str, str]] = []
-        for written, (asked, answer) in zip(record["sub_questions"], record["sub_answers"]):
-            query = bridged_query(written, pairs)
+        for query in sub_searches(record):
             sub_pool, sub_kept = self.ranked(query)
             searched |= {key_of_path(p.path) for p in sub_pool}
             carried = add_new(carried, sub_kept[:SUB_PASSAGES], CARRIED)
-            pairs.append((asked, answer))
         return searched, {key_of_path(p.path) for p in add_new(read, carried)}
 
     def hop_sources(self, question: str, record: dict, support: set[str]) -> dict[str, bool]:
@@ -90,10 +97,7 @@ class Replay:
 
         pool, (merged, _) = self.expanded(question)
         first, expanded = {key_of_path(p.path) for p in pool}, {key_of_path(p.path) for p in merged}
-        sub_pools, pairs = [], []
-        for written, (asked, answer) in zip(record["sub_questions"], record["sub_answers"]):
-            sub_pools.append(self.expanded(bridged_query(written, pairs))[1][0])
-            pairs.append((asked, answer))
+        sub_pools = [self.expanded(query)[1][0] for query in sub_searches(record)]
         subs = first | {key_of_path(p.path) for sub in sub_pools for p in sub}
         union, found = merge_pool(merged, sub_pools)
         scores = selector_scores(self.judge.selector, question, found)
