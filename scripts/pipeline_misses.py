@@ -133,6 +133,8 @@ def main() -> None:
     parser.add_argument("--hop-sources", action="store_true",
                         help="for the questions that took the hop: where their support was found")
     args = parser.parse_args()
+    if not args.results.is_file():
+        raise AssistantError(f"no results file at {args.results}")
 
     from assistant.evaluation.corpus import build_dataset_corpus
     from assistant.evaluation.results import ResultsFile
@@ -152,6 +154,8 @@ def main() -> None:
     causes: Counter[str] = Counter()
     lines = []
     questions = [q for q in report_questions(data)[args.set] if q.example.id in records]
+    if not questions:
+        raise AssistantError(f"{args.results} holds no answer to a {args.set} report question")
     for question in questions:
         record = records[question.example.id]
         if record["scores"]["em"]:
