@@ -1,0 +1,171 @@
+"""Which passages should the default pipeline's multi-hop answer read? Replays each question that
+took the hop in a results file and re-answers it from other read sets, with the same reader.
+
+    .venv/bin/python scripts/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
+
+The searches, the selector and the reader (temperature 0) are deterministic, so the pipeline's own
+read set ("current") is the recorded multi-hop draft; `--verify N` re-answers N questions from it
+to check that. Read sets (with the sub-question / sub-answer pairs as facts unless said):
+- current: the first hop's top FIRST_HOP_CARRIED + each sub-question's new top passages (CARRIED);
+- first-all: every passage the first hop kept (up to max_passages) + the same sub-question ones;
+- union-5: one pool of everything found (the first hop's pool with its expansion searches, then
+  each sub-question search's top passages as if found by an expansion), ranked by the selector
+  against the original question; its top 5 (the issue's "answer from the top of the pool");
+- union-kept: the same pool, as many as the first hop's keep rule takes (threshold, 2..5);
+- "<read set> no-facts": that read set without the pairs (do wrong sub-answers mislead the reader?).
+Scores are of the multi-hop answer before ReFeed. Meant for training questions (a tuning run):
+the corpus is the one the results' config names.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from assistant.evaluation import metrics  # noqa: E402
+from assistant.hops import CARRIED, SUB_PASSAGES, add_new  # noqa: E402
+from assistant.rerank import kept_count  # noqa: E402
+from assistant.strategies.default import FIRST_HOP_CARRIED  # noqa: E402
+from models.errors import AssistantError  # noqa: E402
+
+from pipeline_misses import Replay, sub_searches  # noqa: E402
+
+READ_SETS = ("current", "first-all", "union-5", "union-kept")
+NO_FACTS = " no-facts"
+VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
+
+
+def union_ranked(replay: Replay, question: str, record: dict):
+    """(everything found, ranked by the selector against the question; how many it keeps)."""
+    from assistant.pool_features import PoolPassage
+    from assistant.pool_select import selector_scores
+
+    _, (merged, found) = replay.expanded(question)
+    merged, found = list(merged), list(found)
+    seen = {p.id for p in merged}
+    depth = replay.judge.selector.expansion_depth
+    for query in sub_searches(record):
+        pool, _ = replay.expanded(query)
+        for rank, p in enumerate(pool[:depth]):  # an expansion search's depth: the features' range
+            if p.id not in seen:
+                seen.add(p.id)
+                merged.append(p)
+                found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
+    scores = selector_scores(replay.judge.selector, question, found)
+    order = sorted(range(len(merged)), key=lambda i: -scores[i])
+    above = sum(s >= replay.judge.selector.threshold for s in scores)
+    return [merged[i] for i in order], kept_count(replay.settings, above, len(merged))
+
+
+def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
+    _, kept = replay.ranked(question)
+    carried: list = []
+    for query in sub_searches(record):
+        carried = add_new(carried, replay.ranked(query)[1][:SUB_PASSAGES], CARRIED)
+    union, keep = union_ranked(replay, question, record)
+    return {"current": add_new(list(kept[:FIRST_HOP_CARRIED]), carried),
+            "first-all": add_new(list(kept), carried),
+            "union-5": union[:5], "union-kept": union[:keep]}
+
+
+def answer(reader, settings, question: str, passages, pairs) -> tuple[str, int]:
+    from assistant import prompts
+    from assistant.prompt_fit import fit_passages
+    from assistant.strategies.base import clean_answer
+
+    fit = fit_passages(reader, lambda ps: prompts.from_passages(question, ps, facts=pairs), passages,
+                       settings.max_answer_tokens)
+    generation = reader.generate(fit.messages, max_tokens=settings.max_answer_tokens)
+    return clean_answer(generation.text), len(reader.prompt_tokens(fit.messages))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--reader", type=Path, required=True)
+    parser.add_argument("--verify", type=int, default=0, help="re-answer N questions from the current read set")
+    parser.add_argument("--out", type=Path, help="write each question's answers here (JSONL)")
+    parser.add_argument("--shard", default="1/1", help="K/N: only every N-th hopped question from the K-th "
+                        "(to split a run over processes; --out files concatenate)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
+    args = parser.parse_args()
+    config_path = args.results.with_suffix(".config.json")
+    if not args.results.is_file() or not config_path.is_file():
+        raise AssistantError(f"no results file with its .config.json at {args.results}")
+    config = json.loads(config_path.read_text())
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if unknown := [v for v in variants if v not in VARIANTS]:
+        raise AssistantError(f"unknown read set {unknown[0]!r} (choose from: {', '.join(VARIANTS)})")
+
+    from assistant.evaluation.results import ResultsFile
+    from assistant.retriever import HybridRetriever
+    from index_builder.store import IndexStore
+    from models import registry
+    from models.config import load_settings
+    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+
+    settings = load_settings(reader=args.reader, k=config["k"])
+    embedder = registry.get_embedder(settings)
+    replay = Replay(HybridRetriever(IndexStore.open(Path(config["corpus"])), embedder, candidates=settings.pool),
+                    RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads), settings)
+    reader = registry.get_reader(settings)
+    records = [r for r in ResultsFile(args.results).records.values() if r["resolved_by"].startswith("multi-hop")]
+    try:
+        shard, shards = (int(x) for x in args.shard.split("/"))
+        assert 1 <= shard <= shards
+    except (ValueError, AssertionError):
+        raise AssistantError(f"--shard {args.shard!r}: write K/N with 1 <= K <= N") from None
+    records = records[shard - 1::shards]
+    totals = {v: {"em": 0.0, "f1": 0.0, "tokens": 0, "passages": 0} for v in variants}
+    out = args.out.open("w") if args.out else None
+    for n, record in enumerate(records):
+        pairs = [tuple(p) for p in record["sub_answers"]]
+        draft = next(d["text"] for d in record["drafts"] if d["basis"].startswith("multi-hop"))
+        sets = read_sets(replay, record["question"], record)
+        done: dict[tuple, tuple[str, int]] = {}
+        row = {"id": record["id"], "gold": record["gold"]}
+        for variant in variants:
+            facts = [] if variant.endswith(NO_FACTS) else pairs
+            read = sets[variant.removesuffix(NO_FACTS)]
+            key = tuple(p.id for p in read)
+            if (key, bool(facts)) not in done:
+                if variant == "current" and n >= args.verify:
+                    done[key, True] = (draft, len(reader.prompt_tokens(prompts_of(record, read, pairs))))
+                else:
+                    done[key, bool(facts)] = answer(reader, settings, record["question"], read, facts)
+                    if variant == "current" and done[key, True][0] != draft:
+                        print(f"verify: {record['id']} answered {done[key, True][0]!r}, recorded {draft!r}")
+            text, tokens = done[key, bool(facts)]
+            scores = metrics.score(text, record["gold"], record["kind"])
+            totals[variant]["em"] += scores["em"]
+            totals[variant]["f1"] += scores["f1"]
+            totals[variant]["tokens"] += tokens
+            totals[variant]["passages"] += len(key)
+            row[variant] = {"answer": text, "em": scores["em"], "passages": list(key)}
+        if out:
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+        print(f"{n + 1}/{len(records)} " + " ".join(f"{v}={row[v]['em']:.0f}" for v in variants), flush=True)
+    n = max(len(records), 1)
+    print(f"\n{len(records)} questions took the hop ({args.results})\n")
+    print("| read set | EM | F1 | passages | prompt tokens |\n| --- | --- | --- | --- | --- |")
+    for v in variants:
+        t = totals[v]
+        print(f"| {v} | {100 * t['em'] / n:.1f} | {100 * t['f1'] / n:.1f} | {t['passages'] / n:.1f} | "
+              f"{t['tokens'] / n:.0f} |")
+
+
+def prompts_of(record: dict, passages, pairs):
+    from assistant import prompts
+    return prompts.from_passages(record["question"], passages, facts=pairs)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssistantError as exc:
+        sys.exit(f"error: {exc}")
