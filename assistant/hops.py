@@ -32,6 +32,7 @@ class Hops:
 
     pairs: list[tuple[str, str]] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)
+    searches: list[list[Passage]] = field(default_factory=list)  # each sub-question's search, as found
 
 
 _REFERENCE = re.compile(r"#(\d+)")
@@ -87,6 +88,7 @@ def follow_hops(question: str, ctx: RunContext, parent: int | None = None
         yield SubQuestion(step=node, parent=parent, depth=1, question=sub, index=index)
         query = bridged_query(written, hops.pairs)
         pool = yield from ctx.retrieve(query, k=ctx.settings.pool if ctx.relevance else None, parent=node, depth=1)
+        hops.searches.append(list(pool))
         if ctx.relevance is not None and pool:
             pool = (yield from judge_pool(ctx, query, pool, parent=node, depth=1)).kept
         read = pool[:SUB_PASSAGES]

@@ -27,6 +27,7 @@ class Ranked:
     scores: list[float] = field(default_factory=list)  # the whole pool's scores, best first
     by_id: dict[str, float] = field(default_factory=dict)  # each pool passage's score
     pool: list[Passage] = field(default_factory=list)  # the whole pool, best first
+    found: list = field(default_factory=list)  # with a selector: how each of `pool` was found (PoolPassage)
 
     def support(self, rank: int) -> float:
         """The score of the passage at `rank` (1-based) of the pool, 0 past its end: with the
@@ -35,24 +36,34 @@ class Ranked:
 
 
 def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent: int | None,
-                 depth: int) -> Generator[Event, None, tuple[list[Passage], list[float], float, str]]:
-    """(pool, possibly grown by expansion searches; a score per passage; the threshold; who scored)."""
+                 depth: int) -> Generator[Event, None, tuple[list[Passage], list, list[float], float, str]]:
+    """(pool, possibly grown by expansion searches; how each was found, with a selector; a score
+    per passage; the threshold; who scored)."""
     from models.relevance_judge import passage_text
 
     judge = ctx.relevance
     selector = getattr(judge, "selector", None)
     if selector is None:
         scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
-        return list(pool), scores, judge.threshold, judge.name
-    from .pool_select import expansion_queries, merge_pool, selector_scores
+        return list(pool), [], scores, judge.threshold, judge.name
+    from .pool_select import expansion_queries, merge_pool
 
     expansions = []
     if ctx.retriever is not None:
         for query in expansion_queries(question, pool, selector.expansions):
             expansions.append((yield from ctx.retrieve(query, k=selector.expansion_depth, parent=parent, depth=depth)))
     merged, found = merge_pool(pool, expansions)
-    judged = judge.score(question, [passage_text(p.title, p.text) for p in merged]) if selector.uses_judge else None
-    return merged, selector_scores(selector, question, found, judged), selector.threshold, f"{judge.name} + selector"
+    return merged, found, _selector_scores(judge, question, merged, found), selector.threshold, \
+        f"{judge.name} + selector"
+
+
+def _selector_scores(judge, question: str, pool: Sequence[Passage], found: Sequence) -> list[float]:
+    from models.relevance_judge import passage_text
+
+    from .pool_select import selector_scores
+
+    judged = judge.score(question, [passage_text(p.title, p.text) for p in pool]) if judge.selector.uses_judge else None
+    return selector_scores(judge.selector, question, found, judged)
 
 
 def kept_count(settings, above: int, pool: int) -> int:
@@ -68,7 +79,43 @@ def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: 
     Kept: the passages at or above the threshold, but at least `min_passages` and at most
     `max_passages` (settings); with none above the threshold the top min_passages are still kept,
     and `above_threshold` = 0 tells RA-ISF that nothing was judged relevant."""
-    pool, scores, threshold, name = yield from _pool_scores(ctx, question, pool, parent, depth)
+    pool, found, scores, threshold, name = yield from _pool_scores(ctx, question, pool, parent, depth)
+    return (yield from _rank(ctx, question, pool, found, scores, threshold, name, parent, depth))
+
+
+def judge_union(ctx: RunContext, question: str, first: Ranked, searches: Sequence[Sequence[Passage]],
+                parent: int | None = None, depth: int = 0) -> Generator[Event, None, Ranked]:
+    """One pool of everything found for `question`: the first hop's judged pool (with its
+    expansion searches) and the passages later searches added (the sub-questions'), ranked by the
+    selector against the question itself, so the answer reads the top of all of it.
+
+    A later search's passages enter as the selector's expansion searches do (their rank in that
+    search, to its depth): a sub-question's search, like an expansion, looks for the other hop."""
+    from .pool_features import PoolPassage
+
+    judge = ctx.relevance
+    selector = getattr(judge, "selector", None)
+    pool, found = list(first.pool), list(first.found)
+    seen = {p.id for p in pool}
+    depth_searched = selector.expansion_depth if selector is not None else ctx.settings.pool
+    for search in searches:
+        for rank, p in enumerate(search[:depth_searched]):
+            if p.id not in seen:
+                seen.add(p.id)
+                pool.append(p)
+                found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
+    if selector is None or len(found) != len(pool):  # a judge without a selector: its scores alone
+        from models.relevance_judge import passage_text
+
+        scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
+        return (yield from _rank(ctx, question, pool, [], scores, judge.threshold, judge.name, parent, depth))
+    scores = _selector_scores(judge, question, pool, found)
+    return (yield from _rank(ctx, question, pool, found, scores, selector.threshold,
+                             f"{judge.name} + selector", parent, depth))
+
+
+def _rank(ctx: RunContext, question: str, pool: Sequence[Passage], found: Sequence, scores: Sequence[float],
+          threshold: float, name: str, parent: int | None, depth: int) -> Generator[Event, None, Ranked]:
     order = sorted(range(len(pool)), key=lambda i: -scores[i])
     above = sum(s >= threshold for s in scores)
     keep = kept_count(ctx.settings, above, len(pool))
@@ -79,4 +126,4 @@ def judge_pool(ctx: RunContext, question: str, pool: Sequence[Passage], parent: 
                         threshold=round(threshold, 4))
     return Ranked(kept=[pool[i] for i in order[:keep]], above_threshold=above,
                   scores=[scores[i] for i in order], by_id={p.id: s for p, s in zip(pool, scores)},
-                  pool=[pool[i] for i in order])
+                  pool=[pool[i] for i in order], found=[found[i] for i in order] if found else [])

@@ -6,7 +6,8 @@ from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from assistant.context import Result
 from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
-from assistant.events import Answer, Decomposed, Detail, Passage, Retrieved, SelfKnowledge, SubQuestion, event_from_dict
+from assistant.events import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion,
+                               event_from_dict)
 from assistant.hops import bridged_query, fill_references
 from assistant.rerank import Ranked
 from assistant.runner import run_question
@@ -105,11 +106,31 @@ def test_short_support_follows_the_missing_hop_with_the_bridge_filled_in():
     assert retriever.queries == [QUESTION, "Who leads Project Heron?", "Where was that leader born? Mira Okafor"]
     final_prompt = reader.prompts[-1][-1]["content"]
     assert "Mira Okafor was born in Lagos" in final_prompt  # the second hop's passage
-    assert "Q: Who leads Project Heron?\nA: Mira Okafor" in final_prompt  # the facts
+    assert "Q: Who leads Project Heron?" not in final_prompt  # the parts' answers only with hop_facts=true
     answer = events[-1]
     assert answer.text == "Lagos" and answer.resolved_by == "multi-hop"
     assert "okafor" in answer.passages_read and "heron" in answer.passages_read
     assert answer.counts["sub_questions"] == 2 and answer.counts["retrievals"] == 3
+
+
+@pytest.mark.parametrize("read, expected", [("union", ["heron", "okafor", "otter"]), ("first", ["heron", "okafor"])])
+def test_multi_hop_answer_reads_the_top_of_everything_found_or_the_first_hop_and_parts(read, expected):
+    """union: every passage any search found, ranked against the question (Relevance steps under
+    the multi-hop stage); first: the first hop's kept passages, then each part's new ones."""
+    events, *_ = run(f"default:refine=false,hop_read={read}", relevance=FakeRelevance())
+    assert events[-1].passages_read == expected
+    stage = next(e for e in events if isinstance(e, Detail) and e.data.get("module") == "multi-hop answer")
+    ranked = [e.passage_id for e in events if isinstance(e, Relevance) and e.parent == stage.step]
+    assert ranked == (expected if read == "union" else [])
+
+
+@pytest.mark.parametrize("facts", [True, False])
+def test_hop_facts_switches_the_parts_answers_in_the_final_prompt(facts):
+    events, reader, *_ = run(f"default:refine=false,hop_facts={str(facts).lower()}", relevance=FakeRelevance())
+    final_prompt = reader.prompts[-1][-1]["content"]
+    assert ("Q: Who leads Project Heron?\nA: Mira Okafor" in final_prompt) is facts
+    assert "Mira Okafor was born in Lagos" in final_prompt  # the second hop's passage either way
+    assert events[-1].resolved_by == "multi-hop"
 
 
 def test_unknown_first_answer_takes_the_hop_even_without_a_sufficiency_rule():

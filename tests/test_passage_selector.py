@@ -242,3 +242,34 @@ def test_train_selector_searches_a_training_file(tmp_path):
     question = next(q for q in training_questions(SHARED, limit=1) if q.file.startswith("musique"))
     pools = search_pools([question], SHARED, tmp_path, HashEmbedder(), expansions=0, say=lambda line: None)
     assert len(pools[question.id]) == POOL and all(r["expansion"] == 0 for r in pools[question.id])
+
+
+def drain(generator):
+    """Run a step generator to its end; its return value."""
+    try:
+        while True:
+            next(generator)
+    except StopIteration as stop:
+        return stop.value
+
+
+def test_judge_union_ranks_later_searches_with_the_first_pool_as_expansions(judge_copy):
+    """The multi-hop answer's pool: the first hop's judged pool plus what the sub-question searches
+    added (as expansion finds, to the expansion depth), scored again against the question."""
+    from assistant.events import Passage
+    from assistant.rerank import judge_pool, judge_union
+
+    write_selector(judge_copy, weight_feature="from_expansion")  # expansion depth 3
+    name_selector(judge_copy)
+    retriever = FakeRetriever({"p0": "Lake Geneva is a deep lake.", "p1": "Kiss and Tell is a 1945 comedy film."})
+    ctx = make_context(reader=FakeReader(), retriever=retriever, judge=FakeJudge(), pool=2, max_passages=2,
+                       min_passages=1)
+    ctx.relevance = RelevanceJudge(judge_copy, n_threads=1)
+    first = drain(judge_pool(ctx, "Who starred in Kiss and Tell?", retriever.search("q", 2)))
+    assert [f.expansion for f in first.found] == [0, 0] and len(first.found) == len(first.pool)
+    later = [Passage(id=pid, text=f"{pid} text", title=pid) for pid in ("p1", "s1", "s2", "s3")]
+    union = drain(judge_union(ctx, "Who starred in Kiss and Tell?", first, [later]))
+    # p1 is already in the pool; s3 is 4th in its search, past the expansion depth (3)
+    assert {p.id for p in union.pool} == {"p0", "p1", "s1", "s2"}
+    assert {p.id for p in union.pool[:2]} == {"s1", "s2"}  # the tree rates expansion finds high
+    assert union.kept == union.pool[:2] and union.scores == sorted(union.scores, reverse=True)

@@ -7,8 +7,11 @@ then ReFeed's check of the answer against a fresh search.
    the reader answers from them (one call, a short prompt: plain RAG's cost or less); if not, or
    if that answer is "unknown",
 4. the missing hop (assistant/hops.py): sub-questions answered in order, each searched with the
-   earlier sub-answers filled in; the final answer reads the first hop's top passages, each
-   sub-question's top ones and the (sub-question, sub-answer) pairs;
+   earlier sub-answers filled in; then everything any search found goes into one pool, ranked by
+   the judge against the question itself, and the final answer reads its top passages
+   (hop_read=union; hop_read=first: the first hop's top 3 and each sub-question's new top 2).
+   The (sub-question, sub-answer) pairs go into that prompt only with hop_facts=true: on training
+   questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
    passages the answer did not read, the reader refines, and the likelier answer is kept.
 
@@ -25,19 +28,22 @@ from .. import prompts
 from ..context import Result, RunContext
 from ..events import Detail, Note
 from ..hops import add_new, follow_hops, is_unknown
-from ..rerank import Ranked, judge_pool
+from ..rerank import Ranked, judge_pool, judge_union
 from .base import Strategy, StrategyRun, generate_answer
 from .options import Option, flag
 from .ra_isf import self_knowledge
 from .refeed import KEEP_RULES, Candidate, refine
 
-FIRST_HOP_CARRIED = 3  # first-hop passages the multi-hop answer reads beside the sub-questions' ones
+FIRST_HOP_CARRIED = 3  # hop_read=first: first-hop passages the answer reads beside the sub-questions' ones
+UNION_READ = 5  # hop_read=union: passages the answer reads from the top of everything found
+HOP_READS = ("union", "first")
 
 
 class DefaultPipeline(Strategy):
     name = "default"
     OPTIONS = (flag("self_knowledge", True), flag("relevance", True),
                Option("hop", str, "auto", choices=("auto", "always", "never")),
+               Option("hop_read", str, "union", choices=HOP_READS), flag("hop_facts", False),
                flag("refine", True), Option("keep", str, "prob", choices=KEEP_RULES))
 
     def __init__(self, **options):
@@ -45,6 +51,8 @@ class DefaultPipeline(Strategy):
         self.use_self_knowledge = self.values["self_knowledge"]
         self.use_relevance = self.values["relevance"]
         self.hop = self.values["hop"]
+        self.hop_read = self.values["hop_read"]
+        self.hop_facts = self.values["hop_facts"]
         self.refine = self.values["refine"]
         self.keep = self.values["keep"]
 
@@ -125,9 +133,17 @@ class DefaultPipeline(Strategy):
                 return first
             return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                "passages", citations=ranking.kept, parent=stage.step))
-        passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
-        stage = self._stage(ctx, numbers, "multi-hop answer", "Answer from both hops' passages and the parts' "
-                            "answers", strategy="ra-isf")
+        union = self.hop_read == "union" and bool(ranking.pool)  # a judged first hop to rank with
+        summary = ("Rank everything found against the question; answer from its top" if union
+                   else "Answer from both hops' passages")
+        summary += " and the parts' answers" if self.hop_facts else ""
+        stage = self._stage(ctx, numbers, "multi-hop answer", summary, strategy="ra-isf")
         yield stage
-        return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps, facts=hops.pairs),
+        if union:
+            everything = yield from judge_union(ctx, question, ranking, hops.searches, parent=stage.step)
+            passages = everything.pool[:UNION_READ]
+        else:
+            passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
+        facts = hops.pairs if self.hop_facts else ()
+        return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps, facts=facts),
                                            question, "multi-hop", citations=passages, parent=stage.step))
