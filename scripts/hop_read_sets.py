@@ -3,14 +3,14 @@ took the hop in a results file and re-answers it from other read sets, with the 
 
     .venv/bin/python scripts/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
 
-The searches, the selector and the reader (temperature 0) are deterministic, so the pipeline's own
-read set ("current") is the recorded multi-hop draft; `--verify N` re-answers N questions from it
-to check that. Read sets (with the sub-question / sub-answer pairs as facts unless said):
-- current: the first hop's top FIRST_HOP_CARRIED + each sub-question's new top passages (CARRIED);
+The searches, the selector and the reader (temperature 0) are deterministic, so the read set of
+the runs it replays ("current": they were made with default:hop_read=first,hop_facts=true, the
+default until this was measured) is the recorded multi-hop draft; `--verify N` re-answers N
+questions from it to check that. Read sets (with the sub-question / sub-answer pairs as facts unless said):
+- current: the first hop's top 3 + each sub-question's new top 2 (Replay.first_and_parts);
 - first-all: every passage the first hop kept (up to max_passages) + the same sub-question ones;
-- union-5: one pool of everything found (the first hop's pool with its expansion searches, then
-  each sub-question search's top passages as if found by an expansion), ranked by the selector
-  against the original question; its top 5 (the issue's "answer from the top of the pool");
+- union-5: one pool of everything found, ranked by the selector against the original question
+  (pipeline_misses.Replay.union, as rerank.judge_union builds it); its top 5;
 - union-kept: the same pool, as many as the first hop's keep rule takes (threshold, 2..5);
 - "<read set> no-facts": that read set without the pairs (do wrong sub-answers mislead the reader?).
 Scores are of the multi-hop answer before ReFeed. Meant for training questions (a tuning run):
@@ -29,36 +29,13 @@ sys.path.insert(0, str(ROOT))
 from assistant.evaluation import metrics  # noqa: E402
 from assistant.hops import CARRIED, SUB_PASSAGES, add_new  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
-from assistant.strategies.default import FIRST_HOP_CARRIED  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-from pipeline_misses import Replay, sub_searches  # noqa: E402
+from pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
 
 READ_SETS = ("current", "first-all", "union-5", "union-kept")
 NO_FACTS = " no-facts"
 VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
-
-
-def union_ranked(replay: Replay, question: str, record: dict):
-    """(everything found, ranked by the selector against the question; how many it keeps)."""
-    from assistant.pool_features import PoolPassage
-    from assistant.pool_select import selector_scores
-
-    _, (merged, found) = replay.expanded(question)
-    merged, found = list(merged), list(found)
-    seen = {p.id for p in merged}
-    depth = replay.judge.selector.expansion_depth
-    for query in sub_searches(record):
-        pool, _ = replay.expanded(query)
-        for rank, p in enumerate(pool[:depth]):  # an expansion search's depth: the features' range
-            if p.id not in seen:
-                seen.add(p.id)
-                merged.append(p)
-                found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
-    scores = selector_scores(replay.judge.selector, question, found)
-    order = sorted(range(len(merged)), key=lambda i: -scores[i])
-    above = sum(s >= replay.judge.selector.threshold for s in scores)
-    return [merged[i] for i in order], kept_count(replay.settings, above, len(merged))
 
 
 def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
@@ -66,8 +43,9 @@ def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
     carried: list = []
     for query in sub_searches(record):
         carried = add_new(carried, replay.ranked(query)[1][:SUB_PASSAGES], CARRIED)
-    union, keep = union_ranked(replay, question, record)
-    return {"current": add_new(list(kept[:FIRST_HOP_CARRIED]), carried),
+    union, scores = replay.union(question, record)
+    keep = kept_count(replay.settings, sum(s >= replay.judge.selector.threshold for s in scores), len(union))
+    return {"current": replay.first_and_parts(question, record),
             "first-all": add_new(list(kept), carried),
             "union-5": union[:5], "union-kept": union[:keep]}
 
@@ -114,6 +92,9 @@ def main() -> None:
                     RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads), settings)
     reader = registry.get_reader(settings)
     records = [r for r in ResultsFile(args.results).records.values() if r["resolved_by"].startswith("multi-hop")]
+    if any(hop_read_of(r) != "first" for r in records):
+        raise AssistantError(f"{args.results} was made with hop_read=union: this replays runs made with "
+                             "default:hop_read=first,hop_facts=true (their answers are the 'current' row)")
     try:
         shard, shards = (int(x) for x in args.shard.split("/"))
         assert 1 <= shard <= shards

@@ -5,7 +5,9 @@
 The pipeline's searches and the selector are deterministic, so the passages its final answer read
 are replayed from the results record: the first hop's kept passages, and, where it took the hop,
 each sub-question's search as it was made (the written sub-question with the earlier recorded
-sub-answers filled in), ranked by the shipped judge. Each exact-match miss then gets one cause:
+sub-answers filled in), and the read set its record shows (hop_read: union: everything found
+ranked against the question, top UNION_READ; first: the first hop's top passages and each
+sub-question's). Each exact-match miss then gets one cause:
 - self-knowledge gate: answered closed-book (wrongly);
 - retrieval: some supporting paragraph was in no pool the pipeline searched;
 - judge: all were found, but the passages read missed one;
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from assistant.evaluation import metrics  # noqa: E402
 from assistant.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
-from assistant.strategies.default import FIRST_HOP_CARRIED  # noqa: E402
+from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
 from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
 from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
@@ -74,38 +76,68 @@ class Replay:
         above = sum(s >= self.judge.selector.threshold for s in scores)
         return merged, [merged[i] for i in order[:kept_count(self.settings, above, len(merged))]]
 
-    def passages(self, question: str, record: dict):
+    def union(self, question: str, record: dict) -> tuple[list, list[float]]:
+        """Everything the first hop and the sub-question searches found, ranked by the selector
+        against the question, as rerank.judge_union makes it (hop_read=union); with the scores."""
+        from assistant.pool_features import PoolPassage
+        from assistant.pool_select import selector_scores
+
+        _, (merged, found) = self.expanded(question)
+        merged, found = list(merged), list(found)
+        seen = {p.id for p in merged}
+        for query in sub_searches(record):
+            pool, _ = self.expanded(query)
+            for rank, p in enumerate(pool[:self.judge.selector.expansion_depth]):
+                if p.id not in seen:
+                    seen.add(p.id)
+                    merged.append(p)
+                    found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
+        scores = selector_scores(self.judge.selector, question, found)
+        order = sorted(range(len(merged)), key=lambda i: -scores[i])
+        return [merged[i] for i in order], [scores[i] for i in order]
+
+    def first_and_parts(self, question: str, record: dict) -> list:
+        """The first hop's top FIRST_HOP_CARRIED, then each sub-question's new top ones
+        (hop_read=first)."""
+        _, kept = self.ranked(question)
+        carried: list = []
+        for query in sub_searches(record):
+            carried = add_new(carried, self.ranked(query)[1][:SUB_PASSAGES], CARRIED)
+        return add_new(list(kept[:FIRST_HOP_CARRIED]), carried)
+
+    def passages(self, question: str, record: dict, hop_read: str = "union"):
         """(keys of every pool searched, keys of the passages the final answer read)."""
         pool, kept = self.ranked(question)
         searched = {key_of_path(p.path) for p in pool}
         if not record["resolved_by"].startswith("multi-hop"):
             return searched, {key_of_path(p.path) for p in kept}
-        read = list(kept[:FIRST_HOP_CARRIED])
-        carried = []
         for query in sub_searches(record):
-            sub_pool, sub_kept = self.ranked(query)
-            searched |= {key_of_path(p.path) for p in sub_pool}
-            carried = add_new(carried, sub_kept[:SUB_PASSAGES], CARRIED)
-        return searched, {key_of_path(p.path) for p in add_new(read, carried)}
+            searched |= {key_of_path(p.path) for p in self.ranked(query)[0]}
+        read = self.union(question, record)[0][:UNION_READ] if hop_read == "union" else \
+            self.first_and_parts(question, record)
+        return searched, {key_of_path(p.path) for p in read}
 
-    def hop_sources(self, question: str, record: dict, support: set[str]) -> dict[str, bool]:
+    def hop_sources(self, question: str, record: dict, support: set[str], hop_read: str) -> dict[str, bool]:
         """For a question that took the hop: is all the support found by the first search alone,
         with the selector's expansion searches (no reader call), with the reader's sub-question
-        searches, with both; and among the first 5 when one pool of everything found is ranked by
-        the selector against the original question, against the passages the final answer read."""
-        from assistant.pool_select import merge_pool, selector_scores
-
+        searches, with both; and among the passages the final answer read."""
         pool, (merged, _) = self.expanded(question)
         first, expanded = {key_of_path(p.path) for p in pool}, {key_of_path(p.path) for p in merged}
-        sub_pools = [self.expanded(query)[1][0] for query in sub_searches(record)]
-        subs = first | {key_of_path(p.path) for sub in sub_pools for p in sub}
-        union, found = merge_pool(merged, sub_pools)
-        scores = selector_scores(self.judge.selector, question, found)
-        top = {key_of_path(union[i].path) for i in sorted(range(len(union)), key=lambda i: -scores[i])[:5]}
-        _, read = self.passages(question, record)
+        subs = first | {key_of_path(p.path) for query in sub_searches(record) for p in self.expanded(query)[0]}
+        _, read = self.passages(question, record, hop_read)
         return {"first search": support <= first, "+ expansion searches": support <= expanded,
                 "+ sub-question searches": support <= subs, "+ both": support <= expanded | subs,
-                "read by the final answer": support <= read, "one pool of both, selector top-5": support <= top}
+                "read by the final answer": support <= read}
+
+
+def hop_read_of(record: dict) -> str:
+    """How a hopped answer chose its passages: "union" when its record shows the multi-hop stage
+    ranking the pool again (a Relevance step right after the stage opens), else "first" (the
+    runs made before hop_read existed)."""
+    path = record.get("path", [])
+    after_hop = [i for i, step in enumerate(path) if step.startswith("d1 ")]
+    rest = path[after_hop[-1] + 1:] if after_hop else []
+    return "union" if len(rest) > 1 and rest[0] == "pipeline.stage" and rest[1].startswith("relevant ") else "first"
 
 
 def cause(record: dict, support: set[str], searched: set[str], read: set[str]) -> str:
@@ -161,7 +193,7 @@ def main() -> None:
         if record["scores"]["em"]:
             causes["right"] += 1
             continue
-        searched, read = replay.passages(question.example.question, record)
+        searched, read = replay.passages(question.example.question, record, hop_read_of(record))
         why = cause(record, supporting_keys(question), searched, read)
         causes[why] += 1
         lines.append(f"- [{why}] {question.example.question[:90]} -> {record['prediction'][:40]!r} "
@@ -179,11 +211,12 @@ def main() -> None:
         found: Counter[str] = Counter()
         for question in hopped:
             found.update(k for k, v in replay.hop_sources(question.example.question, records[question.example.id],
-                                                          supporting_keys(question)).items() if v)
+                                                          supporting_keys(question),
+                                                          hop_read_of(records[question.example.id])).items() if v)
         print(f"\n{len(hopped)} questions took the hop; all support found by")
         print("| searches | questions | share |\n| --- | --- | --- |")
         for name in ("first search", "+ expansion searches", "+ sub-question searches", "+ both",
-                     "read by the final answer", "one pool of both, selector top-5"):
+                     "read by the final answer"):
             print(f"| {name} | {found[name]} | {100 * found[name] / max(len(hopped), 1):.0f}% |")
 
 
