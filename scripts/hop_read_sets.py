@@ -88,7 +88,7 @@ def main() -> None:
 
     settings = load_settings(reader=args.reader, k=config["k"])
     embedder = registry.get_embedder(settings)
-    replay = Replay(HybridRetriever(IndexStore.open(Path(config["corpus"])), embedder, candidates=settings.pool),
+    replay = Replay(HybridRetriever(IndexStore.open(Path(config["corpus"])), embedder),
                     RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads), settings)
     reader = registry.get_reader(settings)
     records = [r for r in ResultsFile(args.results).records.values() if r["resolved_by"].startswith("multi-hop")]

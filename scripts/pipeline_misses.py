@@ -180,7 +180,7 @@ def main() -> None:
     settings = load_settings()
     embedder = registry.get_embedder(settings)
     index, _ = build_dataset_corpus(data / REPORT_FILES[args.set].path, settings.data_dir, embedder)
-    replay = Replay(HybridRetriever(IndexStore.open(index), embedder, candidates=settings.pool),
+    replay = Replay(HybridRetriever(IndexStore.open(index), embedder),
                     RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads), settings)
     records = ResultsFile(args.results).records
     causes: Counter[str] = Counter()
