@@ -3,7 +3,7 @@
 `expansion_queries` names the extra searches that look for the missing hop without a reader call
 (multi-hop dense retrieval: the question plus one of the first search's top passages, whose text
 names the bridge entity); `merge_pool` folds their results into the pool, remembering which
-search found each passage; `selector_scores` runs the selector (models/passage_selector.py) over
+search found each passage, and `add_searches` folds in later searches (the missing hop's); `selector_scores` runs the selector (models/passage_selector.py) over
 the pool's features (pool_features.py), judged against the original question.
 """
 from __future__ import annotations
@@ -35,6 +35,22 @@ def merge_pool(pool: Sequence[Passage], expansions: Sequence[Sequence[Passage]]
             merged.append(p)
             found.append(PoolPassage(p.title, p.text, rank, p.score, origin))
     return merged, found
+
+
+def add_searches(pool: Sequence[Passage], found: Sequence[PoolPassage], searches: Sequence[Sequence[Passage]],
+                 depth: int) -> tuple[list[Passage], list[PoolPassage]]:
+    """A judged pool (and how each passage was found) plus the new passages of later searches
+    (the missing hop's sub-questions), each entered as an expansion search's find: its rank in
+    that search, up to `depth` (the expansion depth, the range the selector's features know)."""
+    pool, found = list(pool), list(found)
+    seen = {p.id for p in pool}
+    for search in searches:
+        for rank, p in enumerate(list(search)[:depth]):
+            if p.id not in seen:
+                seen.add(p.id)
+                pool.append(p)
+                found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
+    return pool, found
 
 
 def search_order(found: Sequence[PoolPassage]) -> list[float]:

@@ -91,20 +91,13 @@ def judge_union(ctx: RunContext, question: str, first: Ranked, searches: Sequenc
 
     A later search's passages enter as the selector's expansion searches do (their rank in that
     search, to its depth): a sub-question's search, like an expansion, looks for the other hop."""
-    from .pool_features import PoolPassage
+    from .pool_select import add_searches
 
     judge = ctx.relevance
     selector = getattr(judge, "selector", None)
-    pool, found = list(first.pool), list(first.found)
-    seen = {p.id for p in pool}
     depth_searched = selector.expansion_depth if selector is not None else ctx.settings.pool
-    for search in searches:
-        for rank, p in enumerate(search[:depth_searched]):
-            if p.id not in seen:
-                seen.add(p.id)
-                pool.append(p)
-                found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
-    if selector is None or len(found) != len(pool):  # a judge without a selector: its scores alone
+    pool, found = add_searches(first.pool, first.found, searches, depth_searched)
+    if selector is None or len(first.found) != len(first.pool):  # no selector's view: the judge's scores alone
         from models.relevance_judge import passage_text
 
         scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])

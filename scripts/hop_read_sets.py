@@ -27,11 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import metrics  # noqa: E402
-from assistant.hops import CARRIED, SUB_PASSAGES, add_new  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-from pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
+from pipeline_misses import Replay, hop_read_of  # noqa: E402
 
 READ_SETS = ("current", "first-all", "union-5", "union-kept")
 NO_FACTS = " no-facts"
@@ -39,14 +38,10 @@ VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
 
 
 def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
-    _, kept = replay.ranked(question)
-    carried: list = []
-    for query in sub_searches(record):
-        carried = add_new(carried, replay.ranked(query)[1][:SUB_PASSAGES], CARRIED)
     union, scores = replay.union(question, record)
     keep = kept_count(replay.settings, sum(s >= replay.judge.selector.threshold for s in scores), len(union))
     return {"current": replay.first_and_parts(question, record),
-            "first-all": add_new(list(kept), carried),
+            "first-all": replay.first_and_parts(question, record, first=None),
             "union-5": union[:5], "union-kept": union[:keep]}
 
 

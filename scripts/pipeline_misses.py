@@ -79,31 +79,23 @@ class Replay:
     def union(self, question: str, record: dict) -> tuple[list, list[float]]:
         """Everything the first hop and the sub-question searches found, ranked by the selector
         against the question, as rerank.judge_union makes it (hop_read=union); with the scores."""
-        from assistant.pool_features import PoolPassage
-        from assistant.pool_select import selector_scores
+        from assistant.pool_select import add_searches, selector_scores
 
         _, (merged, found) = self.expanded(question)
-        merged, found = list(merged), list(found)
-        seen = {p.id for p in merged}
-        for query in sub_searches(record):
-            pool, _ = self.expanded(query)
-            for rank, p in enumerate(pool[:self.judge.selector.expansion_depth]):
-                if p.id not in seen:
-                    seen.add(p.id)
-                    merged.append(p)
-                    found.append(PoolPassage(p.title, p.text, rank, p.score, 1))
+        merged, found = add_searches(merged, found, [self.expanded(q)[0] for q in sub_searches(record)],
+                                     self.judge.selector.expansion_depth)
         scores = selector_scores(self.judge.selector, question, found)
         order = sorted(range(len(merged)), key=lambda i: -scores[i])
         return [merged[i] for i in order], [scores[i] for i in order]
 
-    def first_and_parts(self, question: str, record: dict) -> list:
-        """The first hop's top FIRST_HOP_CARRIED, then each sub-question's new top ones
-        (hop_read=first)."""
+    def first_and_parts(self, question: str, record: dict, first: int | None = FIRST_HOP_CARRIED) -> list:
+        """The first hop's top `first` kept passages (None: all it kept), then each sub-question's
+        new top ones (hop_read=first)."""
         _, kept = self.ranked(question)
         carried: list = []
         for query in sub_searches(record):
             carried = add_new(carried, self.ranked(query)[1][:SUB_PASSAGES], CARRIED)
-        return add_new(list(kept[:FIRST_HOP_CARRIED]), carried)
+        return add_new(list(kept[:first]), carried)
 
     def passages(self, question: str, record: dict, hop_read: str = "union"):
         """(keys of every pool searched, keys of the passages the final answer read)."""
