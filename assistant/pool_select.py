@@ -3,8 +3,9 @@
 `expansion_queries` names the extra searches that look for the missing hop without a reader call
 (multi-hop dense retrieval: the question plus one of the first search's top passages, whose text
 names the bridge entity); `merge_pool` folds their results into the pool, remembering which
-search found each passage, and `add_searches` folds in later searches (the missing hop's); `selector_scores` runs the selector (models/passage_selector.py) over
-the pool's features (pool_features.py), judged against the original question.
+search found each passage, and `add_searches` folds in later searches (the missing hop's);
+`selector_scores` runs the selector (models/passage_selector.py) over the pool's features
+(pool_features.py), judged against the original question.
 """
 from __future__ import annotations
 

@@ -45,15 +45,19 @@ def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
             "union-5": union[:5], "union-kept": union[:keep]}
 
 
-def answer(reader, settings, question: str, passages, pairs) -> tuple[str, int]:
+def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:
+    """The multi-hop answer's prompt as generate_answer fits it to the reader's context."""
     from assistant import prompts
     from assistant.prompt_fit import fit_passages
+
+    return fit_passages(reader, lambda ps: prompts.from_passages(question, ps, facts=pairs), passages,
+                        settings.max_answer_tokens).messages
+
+
+def answer(reader, settings, messages: list[dict]) -> str:
     from assistant.strategies.base import clean_answer
 
-    fit = fit_passages(reader, lambda ps: prompts.from_passages(question, ps, facts=pairs), passages,
-                       settings.max_answer_tokens)
-    generation = reader.generate(fit.messages, max_tokens=settings.max_answer_tokens)
-    return clean_answer(generation.text), len(reader.prompt_tokens(fit.messages))
+    return clean_answer(reader.generate(messages, max_tokens=settings.max_answer_tokens).text)
 
 
 def main() -> None:
@@ -109,12 +113,12 @@ def main() -> None:
             read = sets[variant.removesuffix(NO_FACTS)]
             key = tuple(p.id for p in read)
             if (key, bool(facts)) not in done:
-                if variant == "current" and n >= args.verify:
-                    done[key, True] = (draft, len(reader.prompt_tokens(prompts_of(record, read, pairs))))
-                else:
-                    done[key, bool(facts)] = answer(reader, settings, record["question"], read, facts)
-                    if variant == "current" and done[key, True][0] != draft:
-                        print(f"verify: {record['id']} answered {done[key, True][0]!r}, recorded {draft!r}")
+                messages = fitted_prompt(reader, settings, record["question"], read, facts)
+                replayed = variant == "current" and n >= args.verify  # the recorded draft is its answer
+                text = draft if replayed else answer(reader, settings, messages)
+                if variant == "current" and text != draft:
+                    print(f"verify: {record['id']} answered {text!r}, recorded {draft!r}")
+                done[key, bool(facts)] = (text, len(reader.prompt_tokens(messages)))
             text, tokens = done[key, bool(facts)]
             scores = metrics.score(text, record["gold"], record["kind"])
             totals[variant]["em"] += scores["em"]
@@ -133,11 +137,6 @@ def main() -> None:
         t = totals[v]
         print(f"| {v} | {100 * t['em'] / n:.1f} | {100 * t['f1'] / n:.1f} | {t['passages'] / n:.1f} | "
               f"{t['tokens'] / n:.0f} |")
-
-
-def prompts_of(record: dict, passages, pairs):
-    from assistant import prompts
-    return prompts.from_passages(record["question"], passages, facts=pairs)
 
 
 if __name__ == "__main__":

@@ -103,8 +103,8 @@ class Replay:
         searched = {key_of_path(p.path) for p in pool}
         if not record["resolved_by"].startswith("multi-hop"):
             return searched, {key_of_path(p.path) for p in kept}
-        for query in sub_searches(record):
-            searched |= {key_of_path(p.path) for p in self.ranked(query)[0]}
+        for query in sub_searches(record):  # each search's merged pool (no selector needed)
+            searched |= {key_of_path(p.path) for p in self.expanded(query)[1][0]}
         read = self.union(question, record)[0][:UNION_READ] if hop_read == "union" else \
             self.first_and_parts(question, record)
         return searched, {key_of_path(p.path) for p in read}
