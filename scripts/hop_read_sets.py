@@ -12,6 +12,9 @@ questions from it to check that. Read sets (with the sub-question / sub-answer p
 - union-5: one pool of everything found, ranked by the selector against the original question
   (pipeline_misses.Replay.union, as rerank.judge_union builds it); its top 5;
 - union-kept: the same pool, as many as the first hop's keep rule takes (threshold, 2..5);
+- union-10: that pool's top 10;
+- wide-10: the question's own search, its top k = 10, unjudged (what rag@10 reads);
+- union-5+wide: the pool's top 5, then wide-10's passages not among them, up to 10 in all;
 - "<read set> no-facts": that read set without the pairs (do wrong sub-answers mislead the reader?).
 Scores are of the multi-hop answer before ReFeed. Meant for training questions (a tuning run):
 the corpus is the one the results' config names.
@@ -30,9 +33,11 @@ from assistant.evaluation import metrics  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
+from assistant.hops import add_new  # noqa: E402
+
 from pipeline_misses import Replay, hop_read_of  # noqa: E402
 
-READ_SETS = ("current", "first-all", "union-5", "union-kept")
+READ_SETS = ("current", "first-all", "union-5", "union-kept", "union-10", "wide-10", "union-5+wide")
 NO_FACTS = " no-facts"
 VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
 
@@ -40,9 +45,11 @@ VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
 def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
     union, scores = replay.union(question, record)
     keep = kept_count(replay.settings, sum(s >= replay.judge.selector.threshold for s in scores), len(union))
+    wide = replay.retriever.search(question, replay.settings.k)
     return {"current": replay.first_and_parts(question, record),
             "first-all": replay.first_and_parts(question, record, first=None),
-            "union-5": union[:5], "union-kept": union[:keep]}
+            "union-5": union[:5], "union-kept": union[:keep], "union-10": union[:10], "wide-10": wide,
+            "union-5+wide": add_new(list(union[:5]), wide)[:10]}
 
 
 def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:
