@@ -15,6 +15,9 @@ questions from it to check that. Read sets (with the sub-question / sub-answer p
 - union-10: that pool's top 10;
 - wide-10: the question's own search, its top k = 10, unjudged (what rag@10 reads);
 - union-5+wide: the pool's top 5, then wide-10's passages not among them, up to 10 in all;
+- union-3+parts, union-5+parts: the pool's top 3 (5), then each sub-question's best passage (the
+  selector's top for that sub-question's own search) not among them: a read set per hop, so a
+  chain's later hops are read even when they rank low against the question;
 - "<read set> no-facts": that read set without the pairs (do wrong sub-answers mislead the reader?).
 Scores are of the multi-hop answer before ReFeed. Meant for training questions (a tuning run):
 the corpus is the one the results' config names.
@@ -30,14 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import metrics  # noqa: E402
+from assistant.hops import add_new  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-from assistant.hops import add_new  # noqa: E402
+from pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
 
-from pipeline_misses import Replay, hop_read_of  # noqa: E402
-
-READ_SETS = ("current", "first-all", "union-5", "union-kept", "union-10", "wide-10", "union-5+wide")
+READ_SETS = ("current", "first-all", "union-5", "union-kept", "union-10", "wide-10", "union-5+wide",
+             "union-3+parts", "union-5+parts")
 NO_FACTS = " no-facts"
 VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
 
@@ -46,10 +49,12 @@ def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
     union, scores = replay.union(question, record)
     keep = kept_count(replay.settings, sum(s >= replay.judge.selector.threshold for s in scores), len(union))
     wide = replay.retriever.search(question, replay.settings.k)
+    parts = [p for query in sub_searches(record) for p in replay.ranked(query)[1][:1]]
     return {"current": replay.first_and_parts(question, record),
             "first-all": replay.first_and_parts(question, record, first=None),
             "union-5": union[:5], "union-kept": union[:keep], "union-10": union[:10], "wide-10": wide,
-            "union-5+wide": add_new(list(union[:5]), wide)[:10]}
+            "union-5+wide": add_new(list(union[:5]), wide)[:10],
+            "union-3+parts": add_new(list(union[:3]), parts), "union-5+parts": add_new(list(union[:5]), parts)}
 
 
 def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:
