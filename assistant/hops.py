@@ -62,10 +62,14 @@ def bridged_query(sub_question: str, pairs: Sequence[tuple[str, str]]) -> str:
 
 
 def add_new(passages: list[Passage], more: Sequence[Passage], limit: int | None = None) -> list[Passage]:
-    """`passages` plus those of `more` not already in it (at most `limit` of them)."""
+    """`passages` plus those of `more` not already in it, each once (at most `limit` of them)."""
     seen = {p.id for p in passages}
-    added = [p for p in more if p.id not in seen][:limit]
-    return passages + added
+    added = []
+    for p in more:
+        if p.id not in seen:
+            seen.add(p.id)
+            added.append(p)
+    return passages + added[:limit]
 
 
 def follow_hops(question: str, ctx: RunContext, parent: int | None = None

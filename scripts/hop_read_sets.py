@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write each question's answers here (JSONL)")
     parser.add_argument("--shard", default="1/1", help="K/N: only every N-th hopped question from the K-th "
                         "(to split a run over processes; --out files concatenate)")
+    parser.add_argument("--only", default="", help="comma-separated question ids: replay only these")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
     args = parser.parse_args()
     config_path = args.results.with_suffix(".config.json")
@@ -112,6 +113,9 @@ def main() -> None:
     except (ValueError, AssertionError):
         raise AssistantError(f"--shard {args.shard!r}: write K/N with 1 <= K <= N") from None
     records = records[shard - 1::shards]
+    if args.only:
+        wanted = {i.strip() for i in args.only.split(",")}
+        records = [r for r in records if r["id"] in wanted]
     totals = {v: {"em": 0.0, "f1": 0.0, "tokens": 0, "passages": 0} for v in variants}
     out = args.out.open("w") if args.out else None
     for n, record in enumerate(records):

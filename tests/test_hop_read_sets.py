@@ -67,3 +67,13 @@ def test_read_sets_per_hop_and_wide(hop_read_sets):
 
 def test_every_read_set_has_a_no_facts_variant(hop_read_sets):
     assert all(name + hop_read_sets.NO_FACTS in hop_read_sets.VARIANTS for name in hop_read_sets.READ_SETS)
+
+
+def test_two_sub_questions_with_the_same_best_passage_add_it_once(hop_read_sets):
+    union = [passage(f"u{i}") for i in range(6)]
+    record = {"sub_questions": ["Who directed Jaws?", "Where was #1 born?"],
+              "sub_answers": [["Who directed Jaws?", "Spielberg"], ["Where was Spielberg born?", "Cincinnati"]]}
+    shared = passage("s1")
+    sub_kept = {"Who directed Jaws?": [shared], "Where was Spielberg born?": [shared]}
+    sets = hop_read_sets.read_sets(FakeReplay(union, union[:2], sub_kept), "q", record)
+    assert [p.id for p in sets["union-3+parts"]] == ["u0", "u1", "u2", "s1"]
