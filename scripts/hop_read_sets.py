@@ -53,8 +53,8 @@ def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
     return {"current": replay.first_and_parts(question, record),
             "first-all": replay.first_and_parts(question, record, first=None),
             "union-5": union[:5], "union-kept": union[:keep], "union-10": union[:10], "wide-10": wide,
-            "union-5+wide": add_new(list(union[:5]), wide)[:10],
-            "union-3+parts": add_new(list(union[:3]), parts), "union-5+parts": add_new(list(union[:5]), parts)}
+            "union-5+wide": add_new(union[:5], wide, limit=5),
+            "union-3+parts": add_new(union[:3], parts), "union-5+parts": add_new(union[:5], parts)}
 
 
 def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:
@@ -112,10 +112,10 @@ def main() -> None:
         assert 1 <= shard <= shards
     except (ValueError, AssertionError):
         raise AssistantError(f"--shard {args.shard!r}: write K/N with 1 <= K <= N") from None
-    records = records[shard - 1::shards]
-    if args.only:
-        wanted = {i.strip() for i in args.only.split(",")}
-        records = [r for r in records if r["id"] in wanted]
+    wanted = {i.strip() for i in args.only.split(",") if i.strip()}
+    if missing := sorted(wanted - {r["id"] for r in records}):
+        raise AssistantError(f"--only: {missing[0]!r} is not a question that took the hop in {args.results}")
+    records = [r for r in records[shard - 1::shards] if not wanted or r["id"] in wanted]
     totals = {v: {"em": 0.0, "f1": 0.0, "tokens": 0, "passages": 0} for v in variants}
     out = args.out.open("w") if args.out else None
     for n, record in enumerate(records):
