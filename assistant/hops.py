@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
 from . import prompts
+from .answering import generate_answer
 from .context import RunContext
 from .events import Decomposed, Event, Passage, SubAnswer, SubQuestion
 from .rerank import judge_pool
@@ -78,8 +79,6 @@ def follow_hops(question: str, ctx: RunContext, parent: int | None = None
 
     No sub-questions (the reader could not split it) gives empty Hops: the caller answers from
     the first hop's passages as before."""
-    from .strategies.base import generate_answer  # strategies import this module
-
     ctx.check_budget()
     sub_questions = ctx.judge.decompose(question)[:MAX_SUB_QUESTIONS]
     yield Decomposed(step=ctx.step(), parent=parent, depth=1, question=question,

@@ -67,7 +67,7 @@ def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict
 
 
 def answer(reader, settings, messages: list[dict]) -> str:
-    from assistant.strategies.base import clean_answer
+    from assistant.answering import clean_answer
 
     return clean_answer(reader.generate(messages, max_tokens=settings.max_answer_tokens).text)
 

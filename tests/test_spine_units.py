@@ -5,7 +5,7 @@ import pytest
 
 from assistant.retriever import fts_query, fuse
 from assistant.strategies import make_strategy, parse_spec
-from assistant.strategies.base import clean_answer
+from assistant.answering import clean_answer
 from index_builder.chunking import Section, chunk_sections, markdown_sections
 from models.config import Settings, load_settings
 from models.errors import ConfigError
@@ -64,7 +64,7 @@ def test_decomposition_is_parsed_strictly(text, expected):
 def test_strategy_specs_and_options():
     assert parse_spec("ra-isf:relevance=false, depth=2") == ("ra-isf", {"relevance": "false", "depth": "2"})
     strategy = make_strategy("ra-isf:self-knowledge=off")
-    assert strategy.use_self_knowledge is False and strategy.use_relevance is True
+    assert strategy.opts.self_knowledge is False and strategy.opts.relevance is True
     with pytest.raises(ConfigError, match="no option"):
         make_strategy("rag:depth=2")
     with pytest.raises(ConfigError, match="unknown strategy"):

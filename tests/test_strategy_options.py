@@ -3,6 +3,7 @@ matches the declarations, and every kind of bad value is one clear line in `ask`
 app's settings screen, never a traceback or a silent default."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -74,12 +75,15 @@ async def test_the_settings_screen_says_a_bad_spec_in_one_line(tmp_path, spec, e
 
 def test_good_values_are_typed_and_aliases_accepted():
     rq = make_strategy("rq-rag:select=ppl,actions=rewrite+decompose,docs=5")
-    assert (rq.selection, rq.actions, rq.docs) == ("perplexity", ("rewrite", "decompose"), 5)
-    assert make_strategy("rq-rag:select=perplexity").selection == "perplexity"  # as the README writes it
+    assert (rq.opts.select, rq.opts.actions, rq.opts.docs) == ("perplexity", ("rewrite", "decompose"), 5)
+    assert make_strategy("rq-rag:select=perplexity").opts.select == "perplexity"  # as the README writes it
     ra = make_strategy("ra-isf:self-knowledge=off,relevance=NO,depth=0")
-    assert (ra.use_self_knowledge, ra.use_relevance, ra.use_decomposition, ra.depth) == (False, False, True, 0)
-    assert make_strategy("ra-isf").depth is None  # the depth setting decides
-    assert make_strategy("default:hop=always,refine=false,keep=support").hop == "always"
+    assert (ra.opts.self_knowledge, ra.opts.relevance, ra.opts.decomposition, ra.opts.depth) == (False, False, True, 0)
+    assert make_strategy("ra-isf").opts.depth is None  # the depth setting decides
+    assert make_strategy("default:hop=always,refine=false,keep=support").opts.hop == "always"
+    assert make_strategy("default:hop=always").opts.changed() == {"hop": "always"}
+    with pytest.raises(dataclasses.FrozenInstanceError):  # read by name, never changed in place
+        make_strategy("default").opts.hop = "never"
 
 
 def _readme_rows() -> dict[str, str]:
@@ -109,7 +113,7 @@ def test_readme_strategy_table_matches_the_declarations():
     for name, cls in STRATEGIES.items():
         documented = _documented(rows[name], rows)
         assert set(documented) == set(cls.option_names()), name
-        for option in cls.OPTIONS:
+        for option in cls.declared_options():
             note = documented[option.name]
             if option.default is not None:
                 shown = str(option.default).lower() if option.kind is bool else option.default

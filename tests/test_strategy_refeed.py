@@ -6,7 +6,7 @@ import pytest
 from assistant.events import Detail, Draft, Note, Passage, Retrieved
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
-from assistant.strategies.refeed import merge_feedback, with_refeed_options
+from assistant.strategies.refeed import merge_feedback
 from models.errors import ConfigError
 
 from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
@@ -103,14 +103,17 @@ def test_budget_hit_during_refinement_keeps_the_draft():
 
 
 def test_cli_flags_become_strategy_options():
-    assert with_refeed_options("refeed", None, True) == "refeed"
-    assert with_refeed_options("refeed", 1, False) == "refeed:drafts=1,ensemble=false"
-    assert with_refeed_options("refeed:drafts=1", None, False) == "refeed:drafts=1,ensemble=false"
-    assert with_refeed_options("default", None, False) == "default:keep=refined"
-    assert make_strategy(with_refeed_options("default", None, False)).keep == "refined"
-    assert make_strategy(with_refeed_options("refeed", 1, False)).ensemble is False
+    def flagged(spec, drafts, ensemble):  # what `ask -s SPEC --drafts N --no-ensemble` builds
+        strategy = make_strategy(spec)
+        return strategy.with_options(**strategy.refeed_flags(drafts, ensemble))
+
+    assert flagged("refeed", None, True).opts == make_strategy("refeed").opts
+    assert flagged("refeed", 1, False).opts.changed() == {"drafts": 1, "ensemble": False}
+    assert flagged("refeed:drafts=2", None, False).opts.changed() == {"drafts": 2, "ensemble": False}
+    assert flagged("default", None, False).opts.changed() == {"keep": "refined"}
+    assert flagged("default:hop=always", None, False).opts.changed() == {"hop": "always", "keep": "refined"}
     with pytest.raises(ConfigError, match="no option drafts"):
-        make_strategy(with_refeed_options("rag", 2, True))
+        flagged("rag", 2, True)
     with pytest.raises(ConfigError, match="drafts"):
         make_strategy("refeed:drafts=0")
 

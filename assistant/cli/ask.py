@@ -67,7 +67,6 @@ def ask(
     from .. import service
     from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
-    from ..strategies.refeed import with_refeed_options
     from .render import TraceWriter, answer_block
 
     if not checked_question(question).strip():
@@ -75,7 +74,8 @@ def ask(
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
-    chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))  # a bad spec: said before models load
+    chosen = make_strategy(spec)  # a bad spec: said before models load
+    chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
     steps = TraceWriter()
     for event in service.ask(question, chosen, settings):
         if as_json:

@@ -2,21 +2,10 @@
 gold aliases), substring accuracy (a gold alias appears in the prediction), yes/no accuracy."""
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from typing import Sequence
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = set(string.punctuation)
-
-
-def normalize(text: str) -> str:
-    """SQuAD v1.1 normalisation: lower case, no punctuation, no articles, single spaces."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
+from ..answer_norm import normalize  # shared with the strategies that vote on answers
 
 
 def exact_match(prediction: str, golds: Sequence[str]) -> float:

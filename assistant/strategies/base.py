@@ -1,15 +1,11 @@
-"""What all strategies share: the interface and answer generation with streaming."""
+"""The interface every strategy implements (answer generation is assistant/answering.py)."""
 from __future__ import annotations
 
-import re
-from typing import Generator, Sequence
+from typing import Sequence
 
-from ..context import Result, RunContext
-from ..events import Draft, Event, Note, Passage, Token
-from ..prompt_fit import PromptBuilder, fit_passages
-from .options import Option, parse_options
-
-StrategyRun = Generator[Event, None, Result]
+from ..answering import StrategyRun
+from ..context import RunContext
+from .options import Option, StrategyOptions
 
 
 class Strategy:
@@ -17,10 +13,10 @@ class Strategy:
 
     name = ""
     needs_index = True
-    OPTIONS: tuple[Option, ...] = ()  # declared once: kind, default, range or allowed values
+    Options: type[StrategyOptions] = StrategyOptions  # declared once: typed fields with defaults
 
     def __init__(self, **options):
-        self.values = parse_options(self.name, self.OPTIONS, options)  # OptionError when one is bad
+        self.opts = self.Options.parse(self.name, options)  # OptionError when one is bad
         self.options = options  # as given: the Started event shows them
 
     @property
@@ -30,50 +26,22 @@ class Strategy:
         return False
 
     @classmethod
+    def declared_options(cls) -> tuple[Option, ...]:
+        return cls.Options.declared()
+
+    @classmethod
     def option_names(cls) -> Sequence[str]:
-        return tuple(option.name for option in cls.OPTIONS)
+        return tuple(option.name for option in cls.declared_options())
+
+    def with_options(self, **changes) -> "Strategy":
+        """The same strategy with some options set from code (checked as a spec's would be)."""
+        return type(self)(**{**self.options, **changes})
+
+    @classmethod
+    def refeed_flags(cls, drafts: int | None, ensemble: bool) -> dict:
+        """The options `ask --drafts N / --no-ensemble` set (ReFeed's fields); a strategy without
+        them refuses them as it would in a spec."""
+        return ({"drafts": drafts} if drafts is not None else {}) | ({} if ensemble else {"ensemble": False})
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         raise NotImplementedError
-
-
-# "Answer:", and the sentence frames small readers put around a short answer ("The answer to
-# this question is: X"), which cost them every exact match.
-_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+|short\s+)?answer(?:\s+to\s+(?:this|the|your)\s+question)?"
-                     r"(?:\s*[:\-]|\s+is\b\s*:?)\s*", re.I)
-
-
-def clean_answer(text: str) -> str:
-    """The first non-empty line, without an 'Answer:' label or a 'The answer is' frame."""
-    for line in text.strip().splitlines():
-        line = _PREFIX.sub("", line).strip()
-        if line:
-            return line
-    return text.strip()
-
-
-def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, question: str, basis: str,
-                    citations: Sequence[Passage] = (), parent: int | None = None, depth: int = 0,
-                    stream: bool = True) -> StrategyRun:
-    """Run the reader on an answer prompt, streaming Token events, then a Draft event.
-
-    `messages` may be a function of the passages (`citations`): the passages are then trimmed
-    to fit the reader's context, and only those the reader saw are cited."""
-    ctx.check_budget()
-    if callable(messages):
-        fit = fit_passages(ctx.reader, messages, citations, ctx.settings.max_answer_tokens)
-        if fit.note:
-            yield Note(step=ctx.step(), parent=parent, depth=depth, message=fit.note)
-        messages, citations = fit.messages, fit.passages
-    step = ctx.step()
-    generation = None
-    for piece in ctx.reader.stream(messages, max_tokens=ctx.settings.max_answer_tokens):
-        if isinstance(piece, str):
-            if stream and piece:
-                yield Token(step=step, parent=parent, depth=depth, text=piece)
-        else:
-            generation = piece
-    text = clean_answer(generation.text)
-    yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
-                citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
-    return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)

@@ -21,6 +21,8 @@ an option, so each has its ablation row (EVALUATION.md).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
+from typing import Literal
 
 from models.errors import BudgetExceeded
 
@@ -29,36 +31,37 @@ from ..context import Result, RunContext
 from ..events import Detail, Note
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
-from .base import Strategy, StrategyRun, generate_answer
-from .options import Option, flag
+from ..answering import StrategyRun, generate_answer
+from .base import Strategy
+from .options import StrategyOptions
 from .ra_isf import self_knowledge
-from .refeed import KEEP_RULES, Candidate, refine
+from .refeed import Candidate, KeepRule, refine
 
 FIRST_HOP_CARRIED = 3  # hop_read=first: first-hop passages the answer reads beside the sub-questions' ones
 UNION_READ = 5  # hop_read=union: passages the answer reads from the top of everything found
-HOP_READS = ("union", "first")
 
 
 class DefaultPipeline(Strategy):
-    name = "default"
-    OPTIONS = (flag("self_knowledge", True), flag("relevance", True),
-               Option("hop", str, "auto", choices=("auto", "always", "never")),
-               Option("hop_read", str, "union", choices=HOP_READS), flag("hop_facts", False),
-               flag("refine", True), Option("keep", str, "prob", choices=KEEP_RULES))
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        self_knowledge: bool = True
+        relevance: bool = True
+        hop: Literal["auto", "always", "never"] = "auto"
+        hop_read: Literal["union", "first"] = "union"
+        hop_facts: bool = False
+        refine: bool = True
+        keep: KeepRule = "prob"
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.use_self_knowledge = self.values["self_knowledge"]
-        self.use_relevance = self.values["relevance"]
-        self.hop = self.values["hop"]
-        self.hop_read = self.values["hop_read"]
-        self.hop_facts = self.values["hop_facts"]
-        self.refine = self.values["refine"]
-        self.keep = self.values["keep"]
+    name = "default"
+
+    @classmethod
+    def refeed_flags(cls, drafts: int | None, ensemble: bool) -> dict:
+        """Its ReFeed step has one draft; --no-ensemble keeps the refinement (keep=refined)."""
+        return ({"drafts": drafts} if drafts is not None else {}) | ({} if ensemble else {"keep": "refined"})
 
     @property
     def reads_relevance_judge(self) -> bool:
-        return self.use_relevance
+        return self.opts.relevance
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **data) -> Detail:
@@ -68,7 +71,7 @@ class DefaultPipeline(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
-        if self.use_self_knowledge:
+        if self.opts.self_knowledge:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")
             yield stage
@@ -82,21 +85,21 @@ class DefaultPipeline(Strategy):
         ranking = yield from self._first_hop(question, ctx, stage.step)
         sufficient = self._sufficient(ranking, ctx)
         answer = None
-        if self.hop == "never" or (self.hop == "auto" and sufficient is not False):
+        if self.opts.hop == "never" or (self.opts.hop == "auto" and sufficient is not False):
             answer = yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                 "passages", citations=ranking.kept, parent=stage.step)
-        if answer is None or (self.hop == "auto" and is_unknown(answer.text)):
+        if answer is None or (self.opts.hop == "auto" and is_unknown(answer.text)):
             answer = yield from self._missing_hop(question, ctx, numbers, ranking, answer)
 
-        if not self.refine:
+        if not self.opts.refine:
             return answer
         stage = self._stage(ctx, numbers, "refeed", "Check the answer against a look-up with it (ReFeed)",
                             strategy="refeed", draft=answer.text)
         yield stage
         draft = Candidate(answer.text, answer.avg_prob or 0.0, citations=answer.citations, basis=answer.resolved_by)
         try:
-            final = yield from refine(question, [draft], ctx, keep=self.keep, parent=stage.step,
-                                      judged=self.use_relevance, read=answer.citations)
+            final = yield from refine(question, [draft], ctx, keep=self.opts.keep, parent=stage.step,
+                                      judged=self.opts.relevance, read=answer.citations)
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; keeping the answer")
             return answer
@@ -105,7 +108,7 @@ class DefaultPipeline(Strategy):
         return final
 
     def _first_hop(self, question: str, ctx: RunContext, parent: int):
-        judged = self.use_relevance and ctx.relevance is not None
+        judged = self.opts.relevance and ctx.relevance is not None
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
         if judged and passages:
             return (yield from judge_pool(ctx, question, passages, parent=parent))
@@ -114,7 +117,7 @@ class DefaultPipeline(Strategy):
     def _sufficient(self, ranking: Ranked, ctx: RunContext) -> bool | None:
         """Whether the judge finds all the support among the kept passages; None when it cannot say
         (no trained judge, or one without a sufficiency threshold): then only "unknown" hops."""
-        sufficiency = getattr(ctx.relevance, "sufficiency", None) if self.use_relevance else None
+        sufficiency = getattr(ctx.relevance, "sufficiency", None) if self.opts.relevance else None
         if sufficiency is None or not ranking.scores:
             return None
         rank, cut = sufficiency
@@ -123,7 +126,7 @@ class DefaultPipeline(Strategy):
     def _missing_hop(self, question: str, ctx: RunContext, numbers, ranking: Ranked,
                      first: Result | None) -> StrategyRun:
         why = ("the first answer was unknown" if first is not None
-               else "the judge finds the support short" if self.hop == "auto" else "hop=always")
+               else "the judge finds the support short" if self.opts.hop == "auto" else "hop=always")
         stage = self._stage(ctx, numbers, "hop", f"Find the missing hop, since {why}: split the question, "
                             "look up each part (RA-ISF)", strategy="ra-isf", why=why)
         yield stage
@@ -133,10 +136,10 @@ class DefaultPipeline(Strategy):
                 return first
             return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                "passages", citations=ranking.kept, parent=stage.step))
-        union = self.hop_read == "union" and bool(ranking.pool)  # a judged first hop to rank with
+        union = self.opts.hop_read == "union" and bool(ranking.pool)  # a judged first hop to rank with
         summary = ("Rank everything found against the question; answer from its top" if union
                    else "Answer from both hops' passages")
-        summary += " and the parts' answers" if self.hop_facts else ""
+        summary += " and the parts' answers" if self.opts.hop_facts else ""
         stage = self._stage(ctx, numbers, "multi-hop answer", summary, strategy="ra-isf")
         yield stage
         if union:
@@ -144,6 +147,6 @@ class DefaultPipeline(Strategy):
             passages = everything.pool[:UNION_READ]
         else:
             passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
-        facts = hops.pairs if self.hop_facts else ()
+        facts = hops.pairs if self.opts.hop_facts else ()
         return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps, facts=facts),
                                            question, "multi-hop", citations=passages, parent=stage.step))

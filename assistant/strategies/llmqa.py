@@ -15,7 +15,8 @@ share a prefix the reader evaluates once.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Sequence
 
 import numpy as np
 
@@ -24,8 +25,9 @@ from models.errors import OptionError
 from .. import prompts
 from ..context import RunContext
 from ..events import Detail, Passage
-from .base import Strategy, StrategyRun, generate_answer
-from .options import whole
+from ..answering import StrategyRun, generate_answer
+from .base import Strategy
+from .options import Range, StrategyOptions
 from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P
 
 EXPANSION_TOKENS = 100
@@ -100,28 +102,30 @@ def window_starts(total: int, window: int, step: int) -> list[tuple[int, int]]:
 
 
 class Llmqa(Strategy):
-    name = "llmqa"
-    OPTIONS = (whole("expansions", 3, 1, 20), whole("candidates", 10, 1, 100), whole("window", 6, 2, 30),
-               whole("step", 3, 1, 29))
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        expansions: Annotated[int, Range(1, 20)] = 3
+        candidates: Annotated[int, Range(1, 100)] = 10
+        window: Annotated[int, Range(2, 30)] = 6
+        step: Annotated[int, Range(1, 29)] = 3
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.expansions, self.candidates = self.values["expansions"], self.values["candidates"]
-        self.window, self.step = self.values["window"], self.values["step"]
-        if self.step >= self.window:
-            raise OptionError(f"strategy 'llmqa': option step ({self.step}) must be smaller than window "
-                              f"({self.window})")
+        def __post_init__(self):
+            if self.step >= self.window:  # the sliding windows would not move
+                raise OptionError(f"strategy 'llmqa': option step ({self.step}) must be smaller than window "
+                                  f"({self.window})")
+
+    name = "llmqa"
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         expansion = yield from self.expand(question, ctx)
-        candidates = yield from ctx.retrieve(f"{question} {expansion}".strip(), k=self.candidates)
+        candidates = yield from ctx.retrieve(f"{question} {expansion}".strip(), k=self.opts.candidates)
         selected = yield from self.rerank(question, expansion, candidates, ctx)
         return (yield from generate_answer(ctx, lambda ps: answer_messages(question, expansion, ps), question,
                                            "passages", citations=selected))
 
     def expand(self, question: str, ctx: RunContext) -> StrategyRun:
         texts, probs = [], []
-        for i in range(self.expansions):
+        for i in range(self.opts.expansions):
             ctx.check_budget()
             generation = ctx.reader.generate(expand_messages(question), max_tokens=EXPANSION_TOKENS,
                                              temperature=SAMPLE_TEMPERATURE, top_p=SAMPLE_TOP_P, seed=i + 1)
@@ -142,7 +146,7 @@ class Llmqa(Strategy):
     def rerank(self, question: str, expansion: str, passages: list[Passage], ctx: RunContext) -> StrategyRun:
         order = list(passages)
         windows = []
-        for start, end in window_starts(len(order), self.window, self.step):
+        for start, end in window_starts(len(order), self.opts.window, self.opts.step):
             window = order[start:end]
             if len(window) > 1:
                 ctx.check_budget()
@@ -152,11 +156,11 @@ class Llmqa(Strategy):
                 order[start:end] = [window[i] for i in ranking]
                 windows.append({"start": start, "end": end, "reply": generation.text[:200],
                                 "order": [p.id for p in order[start:end]]})
-        keep = order[: self.window - self.step]  # the paper's top w - l
+        keep = order[: self.opts.window - self.opts.step]  # the paper's top w - l
         yield Detail(step=ctx.step(), kind="llmqa.rerank",
                      summary=f"{len(passages)} passages reranked in {len(windows)} windows; kept "
                              + ", ".join(p.citation_label() for p in keep),
                      data={"before": [p.id for p in passages], "after": [p.id for p in order],
                            "kept": [p.id for p in keep], "windows": windows,
-                           "window": self.window, "step": self.step})
+                           "window": self.opts.window, "step": self.opts.step})
         return keep

@@ -1,14 +1,18 @@
-"""Strategy options, declared once per strategy and checked in one place.
+"""Strategy options, declared once per strategy as a typed class and checked in one place.
 
-A strategy lists its options as `Option`s (kind, default, range or allowed values); `parse_options`
-turns the text of a spec ("ra-isf:depth=1,relevance=false") into typed values, and any bad one
-into one OptionError line that names the strategy, the option, the value and what is allowed.
-The README's strategy table is checked against these declarations (tests/test_strategy_options.py).
+A strategy declares its options as a frozen dataclass (`StrategyOptions`): each field's type says
+its kind (bool; `Annotated[int, Range(low, high)]`; a `Literal` of choices, optionally with
+`Aliases`; `Annotated[tuple[Literal[...], ...], Subset()]` for a '+'-joined part of the choices)
+and its default. `StrategyOptions.parse` turns the text of a spec ("ra-isf:depth=1,relevance=false")
+or values given from code into an instance whose fields are read by name, and any bad value into
+one OptionError line that names the strategy, the option, the value and what is allowed. The
+README's strategy table is checked against these declarations (tests/test_strategy_options.py).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Annotated, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from models.errors import OptionError
 
@@ -94,9 +98,63 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def flag(name: str, default: bool) -> Option:
-    return Option(name, bool, default)
+@dataclass(frozen=True)
+class Range:
+    """Annotated[int, Range(low, high)]: a whole number within low-high."""
+
+    low: int
+    high: int
 
 
-def whole(name: str, default: int | None, low: int, high: int) -> Option:
-    return Option(name, int, default, low, high)
+@dataclass(frozen=True)
+class Aliases:
+    """Annotated[Literal[...], Aliases(("ppl", "perplexity"))]: other names for a choice."""
+
+    pairs: tuple[tuple[str, str], ...]
+
+    def __init__(self, *pairs: tuple[str, str]):
+        object.__setattr__(self, "pairs", tuple(pairs))
+
+
+@dataclass(frozen=True)
+class Subset:
+    """Annotated[tuple[Literal[...], ...], Subset()]: a '+'-joined part of the choices."""
+
+
+def _option(name: str, hint, default) -> Option:
+    """The Option a typed field declares (its kind, range or choices read from the annotation)."""
+    marks = ()
+    if get_origin(hint) is Annotated:
+        hint, *marks = get_args(hint)
+    if hint is bool:
+        return Option(name, bool, default)
+    args = [a for a in get_args(hint) if a is not type(None)]
+    if hint is int or args == [int]:  # int, or int | None (None: the setting of the same name)
+        bound = next(m for m in marks if isinstance(m, Range))
+        return Option(name, int, default, bound.low, bound.high)
+    aliases = next((m.pairs for m in marks if isinstance(m, Aliases)), ())
+    if any(isinstance(m, Subset) for m in marks):  # tuple[Literal[...], ...]
+        return Option(name, str, default, choices=get_args(get_args(hint)[0]), aliases=aliases, subset=True)
+    if get_origin(hint) is Literal:
+        return Option(name, str, default, choices=get_args(hint), aliases=aliases)
+    raise TypeError(f"option {name}: unsupported type {hint!r}")
+
+
+@dataclass(frozen=True)
+class StrategyOptions:
+    """Base of every strategy's options class (a frozen dataclass; no options: this class)."""
+
+    @classmethod
+    def declared(cls) -> tuple[Option, ...]:
+        hints = get_type_hints(cls, include_extras=True)
+        return tuple(_option(f.name, hints[f.name], f.default) for f in dataclasses.fields(cls))
+
+    @classmethod
+    def parse(cls, strategy: str, given: Mapping[str, object]) -> "StrategyOptions":
+        """The options `given` (spec text or typed values), checked; defaults for the rest."""
+        return cls(**parse_options(strategy, cls.declared(), given))
+
+    def changed(self) -> dict:
+        """The options that differ from their defaults (what a spec would have to say)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != f.default}

@@ -5,6 +5,9 @@ level beyond `depth` (D_th) is not worked on: its sub-answer is "unknown".
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Annotated
+
 from models.config import allowed
 
 from .. import prompts
@@ -12,8 +15,9 @@ from ..context import Result, RunContext
 from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
 from ..hops import fill_references
 from ..rerank import judge_pool
-from .base import Strategy, StrategyRun, generate_answer
-from .options import flag, whole
+from ..answering import StrategyRun, generate_answer
+from .base import Strategy
+from .options import Range, StrategyOptions
 
 UNKNOWN = "unknown"
 
@@ -42,35 +46,33 @@ def self_knowledge(question: str, ctx: RunContext, level: int, parent: int | Non
 
 
 class RaIsf(Strategy):
-    name = "ra-isf"
-    # depth: unset means the `depth` setting, whose range it shares
-    OPTIONS = (flag("self_knowledge", True), flag("relevance", True), flag("decomposition", True),
-               whole("depth", None, allowed("depth").low, allowed("depth").high))
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        self_knowledge: bool = True
+        relevance: bool = True
+        decomposition: bool = True
+        # unset: the `depth` setting, whose range it shares
+        depth: Annotated[int | None, Range(allowed("depth").low, allowed("depth").high)] = None
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.use_self_knowledge = self.values["self_knowledge"]
-        self.use_relevance = self.values["relevance"]
-        self.use_decomposition = self.values["decomposition"]
-        self.depth = self.values["depth"]
+    name = "ra-isf"
 
     @property
     def reads_relevance_judge(self) -> bool:
-        return self.use_relevance
+        return self.opts.relevance
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
-        bound = self.depth if self.depth is not None else ctx.settings.depth
+        bound = self.opts.depth if self.opts.depth is not None else ctx.settings.depth
         return (yield from self.solve(question, ctx, level=0, bound=bound, parent=None))
 
     def solve(self, question: str, ctx: RunContext, level: int, bound: int, parent: int | None) -> StrategyRun:
         judge = ctx.judge
         top = level == 0
-        if self.use_self_knowledge:
+        if self.opts.self_knowledge:
             known = yield from self_knowledge(question, ctx, level, parent)
             if known is not None:
                 return known
 
-        ranked = self.use_relevance and ctx.relevance is not None  # the trained judge ranks a wide pool
+        ranked = self.opts.relevance and ctx.relevance is not None  # the trained judge ranks a wide pool
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if ranked else None, parent=parent,
                                            depth=level)
         relevant = passages
@@ -78,7 +80,7 @@ class RaIsf(Strategy):
             ranking = yield from judge_pool(ctx, question, passages, parent=parent, depth=level)
             passages = ranking.kept  # also what a fallback answer reads, not the whole pool
             relevant = passages if ranking.above_threshold else []
-        elif self.use_relevance and passages:
+        elif self.opts.relevance and passages:
             ctx.check_budget()
             verdicts = judge.relevant(question, [p.text for p in passages])
             relevant = []
@@ -94,13 +96,13 @@ class RaIsf(Strategy):
                                                stream=top))
 
         sub_questions: list[str] = []
-        if self.use_decomposition:
+        if self.opts.decomposition:
             ctx.check_budget()
             sub_questions = judge.decompose(question)
             yield Decomposed(step=ctx.step(), parent=parent, depth=level, question=question,
                              sub_questions=sub_questions, judge=judge.name)
         if not sub_questions:
-            why = "cannot decompose" if self.use_decomposition else "decomposition is off"
+            why = "cannot decompose" if self.opts.decomposition else "decomposition is off"
             yield Note(step=ctx.step(), parent=parent, depth=level,
                        message=f"no relevant passage and {why}: answering from the retrieved passages")
             return (yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,

@@ -12,24 +12,26 @@ token probability (the paper's module 2); `ensemble=false` always keeps the refi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Annotated, Literal, Sequence, get_args
 
 from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
-from ..evaluation.metrics import normalize as normalize_answer
+from ..answer_norm import normalize as normalize_answer
 from ..events import Detail, Draft, Note, Passage
 from ..rerank import Ranked, judge_pool
-from .base import Strategy, StrategyRun, clean_answer, generate_answer
-from .options import flag, whole
+from ..answering import StrategyRun, clean_answer, generate_answer
+from .base import Strategy
+from .options import Range, StrategyOptions
 
 SAMPLE_TEMPERATURE = 0.7
 SAMPLE_TOP_P = 0.9
 MAX_DRAFTS = 20  # also the bound of `ask --drafts`
 # How draft and refinement compete: the paper's average token probability, always the refinement
 # (ensemble off), or the trained judge's support for each (ties: probability).
-KEEP_RULES = ("prob", "refined", "support")
+KeepRule = Literal["prob", "refined", "support"]
+KEEP_RULES = get_args(KeepRule)
 
 REFINE_SYSTEM = (
     "You are a question-answering assistant. Documents are given between <documents> tags and "
@@ -201,30 +203,20 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, keep: st
 class ReFeed(Strategy):
     """Closed-book draft(s), answer-conditioned retrieval, refinement, probability ensemble."""
 
-    name = "refeed"
-    OPTIONS = (whole("drafts", 3, 1, MAX_DRAFTS), flag("ensemble", True))
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        drafts: Annotated[int, Range(1, MAX_DRAFTS)] = 3
+        ensemble: bool = True
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.drafts = self.values["drafts"]
-        self.ensemble = self.values["ensemble"]
+    name = "refeed"
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         greedy = yield from generate_answer(ctx, prompts.closed_book(question), question, "closed-book draft",
                                             stream=False)
         drafts = [Candidate(greedy.text, greedy.avg_prob or 0.0)]
         try:
-            drafts += yield from sample_drafts(question, self.drafts - 1, ctx)
+            drafts += yield from sample_drafts(question, self.opts.drafts - 1, ctx)
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), message=f"{exc}; refining with {len(drafts)} draft(s)")
-        return (yield from refine(question, drafts, ctx, keep="prob" if self.ensemble else "refined"))
+        return (yield from refine(question, drafts, ctx, keep="prob" if self.opts.ensemble else "refined"))
 
-
-def with_refeed_options(spec: str, drafts: int | None, ensemble: bool) -> str:
-    """Add the ask command's --drafts / --no-ensemble to a strategy spec as options (the default
-    pipeline's ReFeed step says "keep the refinement" with keep=refined; it has one draft)."""
-    no_ensemble = "keep=refined" if spec.split(":", 1)[0].strip() in ("", "default") else "ensemble=false"
-    extra = ([f"drafts={drafts}"] if drafts is not None else []) + ([] if ensemble else [no_ensemble])
-    if not extra:
-        return spec
-    return spec + ("," if ":" in spec else ":") + ",".join(extra)

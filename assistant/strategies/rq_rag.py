@@ -17,22 +17,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Annotated, Literal, Sequence, get_args
 
 from models.errors import BudgetExceeded
 from models.judge_reader import yes_no_verdict
 
 from .. import prompts
 from ..context import Result, RunContext
-from ..evaluation.metrics import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
+from ..answer_norm import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
 from ..events import Detail, Draft, Note, Passage
 from ..prompt_fit import fit_passages
-from .base import Strategy, StrategyRun, clean_answer
-from .options import Option, whole
+from ..answering import StrategyRun, clean_answer
+from .base import Strategy
+from .options import Aliases, Range, StrategyOptions, Subset
 from .simple import Direct
 
-ACTIONS = ("rewrite", "decompose", "disambiguate")
-SELECTIONS = ("perplexity", "confidence", "ensemble")
+Action = Literal["rewrite", "decompose", "disambiguate"]
+Selection = Literal["perplexity", "confidence", "ensemble"]
+ACTIONS, SELECTIONS = get_args(Action), get_args(Selection)
 
 SYSTEM = (
     "You help answer a question by searching a document collection. Documents found so far are "
@@ -119,20 +121,18 @@ def node_messages(question: str, passages: Sequence[Passage], instruction: str) 
 
 
 class RqRag(Strategy):
-    name = "rq-rag"
-    OPTIONS = (whole("depth", 2, 1, 4), whole("docs", 3, 1, 20),
-               Option("select", str, "ensemble", choices=SELECTIONS, aliases=(("ppl", "perplexity"),)),
-               Option("actions", str, ACTIONS, choices=ACTIONS, subset=True),
-               Option("search", str, "auto", choices=("auto", "always")))
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        depth: Annotated[int, Range(1, 4)] = 2
+        docs: Annotated[int, Range(1, 20)] = 3
+        select: Annotated[Selection, Aliases(("ppl", "perplexity"))] = "ensemble"
+        actions: Annotated[tuple[Action, ...], Subset()] = ACTIONS
+        search: Literal["auto", "always"] = "auto"
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.depth, self.docs = self.values["depth"], self.values["docs"]
-        self.selection, self.actions = self.values["select"], self.values["actions"]
-        self.search = self.values["search"]
+    name = "rq-rag"
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
-        if self.search == "auto" and not (yield from self.needs_search(question, ctx)):
+        if self.opts.search == "auto" and not (yield from self.needs_search(question, ctx)):
             return (yield from Direct().run(question, ctx))
         done: list[Trajectory] = []
         try:
@@ -156,9 +156,9 @@ class RqRag(Strategy):
         """Answer this node (below the root), then refine it with every action (above the bound)."""
         if depth > 0:
             done.append((yield from self.answer(question, ctx, path, depth, parent)))
-        if depth == self.depth:
+        if depth == self.opts.depth:
             return
-        for action in self.actions:
+        for action in self.opts.actions:
             ctx.check_budget()
             messages = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, INSTRUCTIONS[action]),
                                     path.passages, QUERY_TOKENS).messages
@@ -168,7 +168,7 @@ class RqRag(Strategy):
             yield Detail(step=node, parent=parent, depth=depth + 1, kind="rq-rag.refine",
                          summary=f"{action}: {query}",
                          data={"action": action, "query": query, "avg_prob": round(generation.avg_prob, 4)})
-            found = yield from ctx.retrieve(query, k=self.docs, parent=node, depth=depth + 1)
+            found = yield from ctx.retrieve(query, k=self.opts.docs, parent=node, depth=depth + 1)
             child = path.extend(action, query, found, generation.token_logprobs)
             yield from self.expand(question, ctx, child, depth + 1, node, done)
 
@@ -188,17 +188,17 @@ class RqRag(Strategy):
                           confidence=generation.avg_prob, answer_step=step)
 
     def choose(self, done: list[Trajectory], ctx: RunContext) -> StrategyRun:
-        best, scores = select(done, self.selection)
+        best, scores = select(done, self.opts.select)
         for i, t in enumerate(done):
             route = " > ".join(f"{s['action']}" for s in t.steps)
             mark = " [chosen]" if i == best else ""
             yield Detail(step=ctx.step(), kind="rq-rag.trajectory",
                          summary=f"#{i + 1} {route}: {t.answer} (conf={t.confidence:.2f}, ppl={t.perplexity:.2f}, "
-                                 f"{self.selection}={scores[i]:.2f}){mark}",
+                                 f"{self.opts.select}={scores[i]:.2f}){mark}",
                          data={"index": i, "steps": t.steps, "answer": t.answer,
                                "confidence": round(t.confidence, 4), "perplexity": round(t.perplexity, 4),
-                               "score": round(scores[i], 4), "selection": self.selection, "chosen": i == best,
+                               "score": round(scores[i], 4), "selection": self.opts.select, "chosen": i == best,
                                "answer_step": t.answer_step, "passages": [p.id for p in t.passages]})
         chosen = done[best]
-        return Result(chosen.answer, citations=list(chosen.passages), resolved_by=f"rq-rag {self.selection}",
+        return Result(chosen.answer, citations=list(chosen.passages), resolved_by=f"rq-rag {self.opts.select}",
                       avg_prob=chosen.confidence)

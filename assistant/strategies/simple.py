@@ -6,8 +6,11 @@ from models.errors import ConfigError
 from .. import prompts
 from ..context import RunContext
 from ..rerank import judge_pool
-from .base import Strategy, StrategyRun, generate_answer
-from .options import flag
+from ..answering import StrategyRun, generate_answer
+from .base import Strategy
+from dataclasses import dataclass
+
+from .options import StrategyOptions
 
 
 class Direct(Strategy):
@@ -24,19 +27,18 @@ class Rag(Strategy):
     """Retrieve k passages and answer from all of them; with `rerank`, retrieve the wide pool and
     answer from the trained judge's top passages ("plain RAG + reranker")."""
 
-    name = "rag"
-    OPTIONS = (flag("rerank", False),)
+    @dataclass(frozen=True)
+    class Options(StrategyOptions):
+        rerank: bool = False
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.rerank = self.values["rerank"]
+    name = "rag"
 
     @property
     def reads_relevance_judge(self) -> bool:
-        return self.rerank
+        return self.opts.rerank
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
-        if self.rerank:
+        if self.opts.rerank:
             if ctx.relevance is None:
                 raise ConfigError('rag:rerank needs the trained relevance judge (relevance_judge = "trained")')
             pool = yield from ctx.retrieve(question, k=ctx.settings.pool)

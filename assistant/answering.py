@@ -1,0 +1,56 @@
+"""Answer generation: run the reader on an answer prompt, stream its tokens, clean its answer.
+
+Below the strategies and the missing hop (assistant/hops.py), which both call it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Generator, Sequence
+
+from .context import Result, RunContext
+from .events import Draft, Event, Note, Passage, Token
+from .prompt_fit import PromptBuilder, fit_passages
+
+StrategyRun = Generator[Event, None, Result]  # what a strategy (or a step of one) yields and returns
+
+
+# "Answer:", and the sentence frames small readers put around a short answer ("The answer to
+# this question is: X"), which cost them every exact match.
+_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+|short\s+)?answer(?:\s+to\s+(?:this|the|your)\s+question)?"
+                     r"(?:\s*[:\-]|\s+is\b\s*:?)\s*", re.I)
+
+
+def clean_answer(text: str) -> str:
+    """The first non-empty line, without an 'Answer:' label or a 'The answer is' frame."""
+    for line in text.strip().splitlines():
+        line = _PREFIX.sub("", line).strip()
+        if line:
+            return line
+    return text.strip()
+
+
+def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, question: str, basis: str,
+                    citations: Sequence[Passage] = (), parent: int | None = None, depth: int = 0,
+                    stream: bool = True) -> StrategyRun:
+    """Run the reader on an answer prompt, streaming Token events, then a Draft event.
+
+    `messages` may be a function of the passages (`citations`): the passages are then trimmed
+    to fit the reader's context, and only those the reader saw are cited."""
+    ctx.check_budget()
+    if callable(messages):
+        fit = fit_passages(ctx.reader, messages, citations, ctx.settings.max_answer_tokens)
+        if fit.note:
+            yield Note(step=ctx.step(), parent=parent, depth=depth, message=fit.note)
+        messages, citations = fit.messages, fit.passages
+    step = ctx.step()
+    generation = None
+    for piece in ctx.reader.stream(messages, max_tokens=ctx.settings.max_answer_tokens):
+        if isinstance(piece, str):
+            if stream and piece:
+                yield Token(step=step, parent=parent, depth=depth, text=piece)
+        else:
+            generation = piece
+    text = clean_answer(generation.text)
+    yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
+                citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
+    return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)
