@@ -5,7 +5,7 @@ from typing import Sequence
 
 from ..answering import StrategyRun
 from ..context import RunContext
-from .options import Option, StrategyOptions
+from .options import Option, StrategyOptions, as_spec_text
 
 
 class Strategy:
@@ -34,8 +34,8 @@ class Strategy:
         return tuple(option.name for option in cls.declared_options())
 
     def with_options(self, **changes) -> "Strategy":
-        """The same strategy with some options set from code (checked as a spec's would be)."""
-        return type(self)(**{**self.options, **changes})
+        """The same strategy with some options set from code, checked and shown as a spec's would be."""
+        return type(self)(**{**self.options, **{name: as_spec_text(v) for name, v in changes.items()}})
 
     @classmethod
     def refeed_flags(cls, drafts: int | None, ensemble: bool) -> dict:

@@ -80,7 +80,7 @@ def parse_options(strategy: str, declared: Sequence[Option], given: Mapping[str,
         if name not in given:
             values[name] = option.default
             continue
-        text = _as_text(given[name])
+        text = as_spec_text(given[name])
         try:
             values[name] = option.parse(text)
         except ValueError:
@@ -89,7 +89,7 @@ def parse_options(strategy: str, declared: Sequence[Option], given: Mapping[str,
     return values
 
 
-def _as_text(value) -> str:
+def as_spec_text(value) -> str:
     """A value given from code (True, 3, ("rewrite",)) as a spec would write it: checked alike."""
     if isinstance(value, bool):
         return "true" if value else "false"
