@@ -134,14 +134,47 @@ class Note(Event):
     message: str = ""
 
 
+DETAIL_BASE_FIELDS = ("step", "parent", "depth", "summary")
+
+
 @dataclass
 class Detail(Event):
-    """A strategy-specific step (ReFeed, RQ-RAG, LLMQA) with free-form fields in `data`."""
+    """A strategy-specific step (a pipeline stage, ReFeed, RQ-RAG, LLMQA): the typed subclasses
+    in assistant/details.py, each with its `kind` and named fields. On the wire the fields travel
+    in `data`, beside `kind` and a one-line `summary`."""
 
     type: ClassVar[str] = "detail"
-    kind: str = ""
+    kind: ClassVar[str] = ""
+    NESTED: ClassVar[dict[str, type]] = {}  # field -> dataclass of its items (or of itself)
     summary: str = ""
-    data: dict = field(default_factory=dict)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The subclass's own fields, as plain values (what `--json` writes under "data")."""
+        return {name: value for name, value in dataclasses.asdict(self).items() if name not in DETAIL_BASE_FIELDS}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "kind": self.kind, "step": self.step, "parent": self.parent,
+                "depth": self.depth, "summary": self.summary, "data": self.data}
+
+    @classmethod
+    def from_data(cls, base: dict, data: dict) -> "Detail":
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}  # a recorded key since renamed: dropped
+        for name, item in cls.NESTED.items():
+            if isinstance(values.get(name), list):
+                values[name] = [item(**x) for x in values[name]]
+            elif isinstance(values.get(name), dict):
+                values[name] = item(**values[name])
+        return cls(**base, **values)
+
+
+DETAIL_KINDS: dict[str, type[Detail]] = {}
+
+
+def register_detail(cls: type[Detail]) -> type[Detail]:
+    DETAIL_KINDS[cls.kind] = cls
+    return cls
 
 
 @dataclass
@@ -163,13 +196,3 @@ EVENT_TYPES: dict[str, type[Event]] = {
                 Token, Draft, Note, Detail, Answer)
 }
 
-
-def event_from_dict(data: dict) -> Event:
-    """Inverse of Event.to_dict (for tests, recorded traces and the TUI)."""
-    data = dict(data)
-    cls = EVENT_TYPES[data.pop("type")]
-    if "passages" in data:
-        data["passages"] = [Passage(**p) for p in data["passages"]]
-    if cls is Answer:
-        data["citations"] = [Passage(**p) for p in data.get("citations", [])]
-    return cls(**data)

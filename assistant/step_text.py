@@ -10,6 +10,8 @@ from pathlib import PurePath
 from typing import Sequence
 
 from .citations import normalise
+from .details import (PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
+                      Reranked, SearchDecision, Trajectory)
 from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
 
@@ -155,57 +157,54 @@ class StepNarrator:
                 f"{resolved_phrase(e.resolved_by, self.revised)}, {e.seconds:.1f} s")
 
     def _detail(self, e: Detail) -> str:
-        d = e.data
-        if e.kind == "pipeline.stage":
+        if isinstance(e, PipelineStage):
             self.revised = True
-            return f"Step {d.get('stage', '')}: {e.summary}".replace("Step : ", "")
-        if e.kind == "refeed.drafts":
-            drafts = d.get("drafts", [])
-            listed = "; ".join(f"(confidence {x['avg_prob']:.2f}) “{short(x['text'], 50)}”" for x in drafts)
-            return f"Checking {'the draft' if len(drafts) == 1 else f'{len(drafts)} drafts'}: {listed}"
-        if e.kind == "refeed.feedback":
-            self.checked_against = len(d.get("passages", []))
+            return f"Step {e.stage}: {e.summary}"
+        if isinstance(e, RefeedDrafts):
+            listed = "; ".join(f"(confidence {x.avg_prob:.2f}) “{short(x.text, 50)}”" for x in e.drafts)
+            return f"Checking {'the draft' if len(e.drafts) == 1 else f'{len(e.drafts)} drafts'}: {listed}"
+        if isinstance(e, RefeedFeedback):
+            self.checked_against = len(e.passages)
             return f"Gathered {self.checked_against} passages to check the draft against"
-        if e.kind == "refeed.decision":
-            return self._decision(d)
-        if e.kind == "rq-rag.search-decision":
-            verdict = "search the index" if d.get("search") else "answer without searching"
-            return f"Decided to {verdict} ({score_vs(d.get('p_search'), 0.5)})"
-        if e.kind == "rq-rag.refine":
-            return f"{ACTIONS.get(d.get('action'), 'Refined')} the query: “{short(d.get('query', ''), 70)}”"
-        if e.kind == "rq-rag.trajectory":
-            route = " > ".join(s["action"] for s in d.get("steps", []))
-            chosen = " — chosen" if d.get("chosen") else ""
-            return (f"Path {d.get('index', 0) + 1} ({route}): “{short(d.get('answer', ''), 50)}” "
-                    f"({d.get('selection')} score {d.get('score', 0):.2f}){chosen}")
-        if e.kind == "llmqa.expansion":
-            chosen = d.get("expansions", [{}])[d.get("chosen", 0)].get("text", "")
-            return (f"Expanded the question (best of {len(d.get('expansions', []))} by {d.get('by')}): "
-                    f"“{short(chosen, 60)}”")
-        if e.kind == "llmqa.rerank":
-            kept = ", ".join(self.name_of(pid) for pid in d.get("kept", []))
-            return f"Reranked {len(d.get('before', []))} passages; reading {kept}"
+        if isinstance(e, RefeedDecision):
+            return self._decision(e)
+        if isinstance(e, SearchDecision):
+            verdict = "search the index" if e.search else "answer without searching"
+            return f"Decided to {verdict} ({score_vs(e.p_search, 0.5)})"
+        if isinstance(e, QueryRefined):
+            return f"{ACTIONS.get(e.action, 'Refined')} the query: “{short(e.query, 70)}”"
+        if isinstance(e, Trajectory):
+            route = " > ".join(s["action"] for s in e.steps)
+            chosen = " — chosen" if e.chosen else ""
+            return (f"Path {e.index + 1} ({route}): “{short(e.answer, 50)}” "
+                    f"({e.selection} score {e.score:.2f}){chosen}")
+        if isinstance(e, QueryExpanded):
+            chosen = e.expansions[e.chosen].text if e.expansions else ""
+            return f"Expanded the question (best of {len(e.expansions)} by {e.by}): “{short(chosen, 60)}”"
+        if isinstance(e, Reranked):
+            kept = ", ".join(self.name_of(pid) for pid in e.kept)
+            return f"Reranked {len(e.before)} passages; reading {kept}"
         return short(e.summary, 120)
 
-    def _decision(self, d: dict) -> str:
-        draft, refined = d.get("draft", {}), d.get("refined", {})
+    def _decision(self, e: RefeedDecision) -> str:
+        draft, refined = e.draft, e.refined
         checked = f"Checked the draft against {self.checked_against} passages"
-        if same_text(draft.get("text", ""), refined.get("text", "")):
+        if same_text(draft.text, refined.text):
             self.revised = False
             return f"{checked}; the revision says the same, so the answer stands"
-        kept_revision = d.get("kept") == "refined"
-        if not d.get("ensemble", True):
+        kept_revision = e.kept == "refined"
+        if not e.ensemble:
             return f"{checked}; kept the revision (the comparison is off)"
-        s_new, s_old = refined.get("support", 0.0), draft.get("support", 0.0)
-        if d.get("rule") == "support" and s_new != s_old:
+        s_new, s_old = refined.support or 0.0, draft.support or 0.0
+        if e.rule == "support" and s_new != s_old:
             which = "revision" if kept_revision else "draft"
             self.revised = kept_revision
             return (f"{checked}; kept the {which} because the judge backs it more "
                     f"(best passage holding it: {max(s_new, s_old):.2f} > {min(s_new, s_old):.2f})")
-        p_new, p_old = refined.get("avg_prob", 0.0), draft.get("avg_prob", 0.0)
+        p_new, p_old = refined.avg_prob, draft.avg_prob
         if kept_revision:
             return (f"{checked}; kept the revision because the reader is at least as sure of it "
                     f"(confidence {p_new:.2f} ≥ {p_old:.2f})")
         self.revised = False
         return (f"{checked}; kept the draft because the reader is surer of it "
-                f"(confidence {p_old:.2f} > {p_new:.2f} for “{short(refined.get('text', ''), 40)}”)")
+                f"(confidence {p_old:.2f} > {p_new:.2f} for “{short(refined.text, 40)}”)")

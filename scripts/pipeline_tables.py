@@ -46,8 +46,8 @@ def keep_rule(rule: str):
         if not d:
             return record["prediction"]
         draft, refined = d["draft"], d["refined"]
-        chosen, _ = prefer_refined(rule, draft["avg_prob"], refined["avg_prob"], draft.get("support", 0.0),
-                                   refined.get("support", 0.0))
+        chosen, _ = prefer_refined(rule, draft["avg_prob"], refined["avg_prob"], draft.get("support") or 0.0,
+                                   refined.get("support") or 0.0)
         return refined["text"] if chosen else draft["text"]
     return choose
 

@@ -127,3 +127,26 @@ def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
     """"ui module -> module" for every front-end import of what the service wraps."""
     return sorted(f"{module} -> {target}" for module, targets in graph.items() if layer_of(module) == "ui"
                   for target in targets if target in SERVICE_ONLY)
+
+
+# Inside the core, imports point down too: the service (the API under the front ends) on top,
+# then evaluation and judge training (tools that run questions), the runner, the strategies, and
+# below them the steps every strategy shares (answer generation, the missing hop, reranking,
+# prompts, events). A step that imported a strategy, or a strategy that imported evaluation,
+# would tie the pipeline to what is built on it.
+CORE_LEVELS = (("assistant.service", "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
+               ("assistant.runner",), ("assistant.strategies",))
+
+
+def core_level(module: str) -> int:
+    """4 for the service ... 1 for the strategies, 0 for the shared steps."""
+    for rank, prefixes in zip(range(len(CORE_LEVELS), 0, -1), CORE_LEVELS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    return 0
+
+
+def core_upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """"a -> b" for every core module importing a core module above its own level."""
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() if layer_of(module) == "core"
+                  for target in targets if layer_of(target) == "core" and core_level(target) > core_level(module))

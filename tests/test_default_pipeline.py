@@ -6,8 +6,8 @@ from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from assistant.context import Result
 from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
-from assistant.events import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion,
-                               event_from_dict)
+from assistant.event_json import event_from_dict
+from assistant.events import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion)
 from assistant.hops import bridged_query, fill_references
 from assistant.rerank import Ranked
 from assistant.runner import run_question

@@ -2,7 +2,7 @@
 over the whole tree, and shown to catch both faults on a small fake tree."""
 from pathlib import Path
 
-from import_layers import import_circles, import_graph, service_bypasses, upward_imports
+from import_layers import core_upward_imports, import_circles, import_graph, service_bypasses, upward_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,3 +66,24 @@ def test_a_front_end_opening_the_store_itself_is_caught(tmp_path):
         "tui/backend.py": "from index_builder.names import x\n\ndef info():\n    from index_builder.store import IndexStore\n",
     })
     assert service_bypasses(import_graph(root)) == ["tui.backend -> index_builder.store"]
+
+
+def test_inside_the_core_imports_point_down_too():
+    assert core_upward_imports(import_graph(ROOT)) == []
+
+
+def test_a_step_importing_a_strategy_or_a_strategy_importing_evaluation_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "assistant/hops.py": "def run():\n    from .strategies.base import generate_answer\n",
+        "assistant/strategies/__init__.py": "",
+        "assistant/strategies/base.py": "from ..answering import generate_answer\n",  # down: fine
+        "assistant/strategies/refeed.py": "from ..evaluation.metrics import normalize\n",
+        "assistant/evaluation/__init__.py": "",
+        "assistant/evaluation/metrics.py": "from ..answer_norm import normalize\n",  # down: fine
+        "assistant/answering.py": "",
+        "assistant/answer_norm.py": "",
+    })
+    found = core_upward_imports(import_graph(root))
+    assert "assistant.hops -> assistant.strategies.base" in found
+    assert "assistant.strategies.refeed -> assistant.evaluation.metrics" in found
+    assert not [line for line in found if "answering" in line or "answer_norm" in line]

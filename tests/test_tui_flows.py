@@ -1,7 +1,9 @@
 """Each flow of the app driven with Pilot over fake models (tests/test_tui_support.py)."""
 from __future__ import annotations
 
+import dataclasses
 import threading
+from typing import ClassVar
 
 import pytest
 from test_tui_support import MULTI, FakeBackend
@@ -233,15 +235,25 @@ async def test_no_bare_letter_quits(tmp_path):
             assert app.is_running and app.return_code is None
 
 
+@dataclasses.dataclass
+class OtherStep(Detail):
+    """A strategy's own typed step that the app has no special view for."""
+
+    kind: ClassVar[str] = "other.step"
+    decision: str = ""
+    draft_prob: float = 0.0
+    refined_prob: float = 0.0
+    feedback: list = dataclasses.field(default_factory=list)
+
+
 async def test_detail_events_of_other_strategies_show_generically(tmp_path):
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         tree = app.query_one(StepTree)
         tree.start("Who leads Heron?")
         feedback = {"id": "p9", "title": "Heron", "text": "Mira Okafor leads Heron.", "path": "heron.md"}
-        node = tree.add_event(Detail(step=3, kind="other.step", summary="kept the refinement (0.71 > 0.52)",
-                                     data={"decision": "refined", "draft_prob": 0.52, "refined_prob": 0.71,
-                                           "feedback": [feedback]}))
+        node = tree.add_event(OtherStep(step=3, summary="kept the refinement (0.71 > 0.52)", decision="refined",
+                                        draft_prob=0.52, refined_prob=0.71, feedback=[feedback]))
         assert str(node.label) == "kept the refinement (0.71 > 0.52)"  # the summary, not the kind
         passage_node = node.children[0]
         assert isinstance(passage_node.data, Passage) and passage_node.data.path == "heron.md"

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from assistant.details import RefeedDecision
 from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
 from assistant.step_text import passage_name, relevance_summary, resolved_phrase, score_vs
 
@@ -75,21 +76,20 @@ def _verdicts(verdicts: list[Relevance], names: dict[str, Passage]) -> Text:
     return out
 
 
-def _decision(data: dict) -> Text:
+def _decision(decision: RefeedDecision) -> Text:
     out = Text("ReFeed's check of the draft\n\n", "bold")
-    for key, name in (("draft", "Draft"), ("refined", "Revision")):
-        item = data.get(key, {})
+    for item, name in ((decision.draft, "Draft"), (decision.refined, "Revision")):
         out.append(f"{name}: ", "bold")
-        out.append(f"{item.get('text', '')}")
-        support = f", judge support {item['support']:.2f}" if "support" in item else ""
-        out.append(f"  (confidence {item.get('avg_prob', 0):.2f}{support})\n", "dim")
-    kept = "the revision" if data.get("kept") == "refined" else "the draft"
+        out.append(item.text)
+        support = f", judge support {item.support:.2f}" if item.support is not None else ""
+        out.append(f"  (confidence {item.avg_prob:.2f}{support})\n", "dim")
+    kept = "the revision" if decision.kept == "refined" else "the draft"
     out.append(f"\nKept {kept}", "bold")
-    if data.get("rule") == "support":
+    if decision.rule == "support":
         out.append(" (the one the judge backs more: its best-scored passage holding the answer; ties by "
                    "the reader's average token probability)")
     else:
-        out.append(" (the likelier answer by the reader's average token probability)" if data.get("ensemble", True)
+        out.append(" (the likelier answer by the reader's average token probability)" if decision.ensemble
                    else " (the comparison is off: the revision always wins)")
     return out
 
@@ -122,8 +122,8 @@ def describe(data, names: dict[str, Passage] | None = None) -> Text:
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data.counts.items())
         out.append(f"\n{resolved_phrase(data.resolved_by)}\n{counts}\n", "dim")
         return out
-    if isinstance(data, Detail) and data.kind == "refeed.decision":
-        return _decision(data.data)
+    if isinstance(data, RefeedDecision):
+        return _decision(data)
     if isinstance(data, Detail):
         out = Text(f"{data.summary}\n", "bold")
         for key, value in data.data.items():

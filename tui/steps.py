@@ -10,11 +10,11 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from assistant.details import PipelineStage, QueryRefined
 from assistant.events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                               SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
 from assistant.step_text import StepNarrator, passage_name, relevance_summary, short
 
-STAGE_KINDS = {"pipeline.stage"}  # detail steps that only group the steps under them
 
 
 def label(*parts: tuple[str, str] | str) -> Text:
@@ -167,10 +167,10 @@ class StepTree(Tree):
     def _on_detail(self, event: Detail, scope: TreeNode, line: str) -> TreeNode:
         """Strategy steps (ReFeed, RQ-RAG, LLMQA): a line each; the passages they name are their
         children, to open. A stage or a query refinement is the parent of the steps after it."""
-        stage = event.kind in STAGE_KINDS
+        stage = isinstance(event, PipelineStage)  # only groups the steps under it
         passages = self._passages_in(event.data)
         node = self._add(scope, label((line, "bold magenta" if stage else "")), event,
-                         expand=stage, leaf=not passages and not stage and event.kind != "rq-rag.refine")
+                         expand=stage, leaf=not passages and not stage and not isinstance(event, QueryRefined))
         for passage in passages:
             node.add_leaf(passage_label(passage), data=passage)
         self._scopes[event.step] = node

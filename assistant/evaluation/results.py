@@ -12,6 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
+from ..details import RefeedDecision
 from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -71,8 +72,7 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "drafts": top_level_drafts(events),
         # ReFeed's choice with both candidates' probabilities and judge support: other keep rules
         # can be scored from the same run
-        "refeed": next((e.data for e in reversed(events) if isinstance(e, Detail) and e.depth == 0
-                        and e.kind == "refeed.decision"), None),
+        "refeed": next((e.data for e in reversed(events) if isinstance(e, RefeedDecision) and e.depth == 0), None),
     }
 
 

@@ -28,7 +28,8 @@ from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
-from ..events import Detail, Note
+from ..details import PipelineStage
+from ..events import Note
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
@@ -64,10 +65,9 @@ class DefaultPipeline(Strategy):
         return self.opts.relevance
 
     @staticmethod
-    def _stage(ctx: RunContext, numbers, module: str, summary: str, **data) -> Detail:
+    def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
         """A stage step: numbered in the order shown (the hop's stages only when it runs)."""
-        return Detail(step=ctx.step(), kind="pipeline.stage", summary=summary,
-                      data={"stage": next(numbers), "module": module, **data})
+        return PipelineStage(step=ctx.step(), summary=summary, stage=next(numbers), module=module, **fields)
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)

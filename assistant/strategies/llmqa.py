@@ -24,7 +24,8 @@ from models.errors import OptionError
 
 from .. import prompts
 from ..context import RunContext
-from ..events import Detail, Passage
+from ..details import Expansion, QueryExpanded, Reranked
+from ..events import Passage
 from ..answering import StrategyRun, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
@@ -136,11 +137,10 @@ class Llmqa(Strategy):
         if scores is None:
             scores, by = list(probs), "average token probability"
         best = int(np.argmax(scores))
-        yield Detail(step=ctx.step(), kind="llmqa.expansion",
-                     summary=f"expansion {best + 1} of {len(texts)} by {by}: {texts[best]}",
-                     data={"expansions": [{"text": t, "score": round(s, 4), "avg_prob": round(p, 4)}
-                                          for t, s, p in zip(texts, scores, probs)],
-                           "chosen": best, "by": by})
+        yield QueryExpanded(step=ctx.step(), summary=f"expansion {best + 1} of {len(texts)} by {by}: {texts[best]}",
+                            expansions=[Expansion(t, round(float(s), 4), round(p, 4))
+                                        for t, s, p in zip(texts, scores, probs)],
+                            chosen=best, by=by)
         return texts[best]
 
     def rerank(self, question: str, expansion: str, passages: list[Passage], ctx: RunContext) -> StrategyRun:
@@ -157,10 +157,9 @@ class Llmqa(Strategy):
                 windows.append({"start": start, "end": end, "reply": generation.text[:200],
                                 "order": [p.id for p in order[start:end]]})
         keep = order[: self.opts.window - self.opts.step]  # the paper's top w - l
-        yield Detail(step=ctx.step(), kind="llmqa.rerank",
-                     summary=f"{len(passages)} passages reranked in {len(windows)} windows; kept "
-                             + ", ".join(p.citation_label() for p in keep),
-                     data={"before": [p.id for p in passages], "after": [p.id for p in order],
-                           "kept": [p.id for p in keep], "windows": windows,
-                           "window": self.opts.window, "step": self.opts.step})
+        yield Reranked(step=ctx.step(),
+                       summary=f"{len(passages)} passages reranked in {len(windows)} windows; kept "
+                               + ", ".join(p.citation_label() for p in keep),
+                       before=[p.id for p in passages], after=[p.id for p in order], kept=[p.id for p in keep],
+                       windows=windows, window=self.opts.window, step_size=self.opts.step)
         return keep

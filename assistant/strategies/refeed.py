@@ -19,7 +19,8 @@ from models.errors import BudgetExceeded
 from .. import prompts
 from ..context import Result, RunContext
 from ..answer_norm import normalize as normalize_answer
-from ..events import Detail, Draft, Note, Passage
+from ..details import FeedbackPassage, RefeedDecision, RefeedDrafts, RefeedFeedback, Scored
+from ..events import Draft, Note, Passage
 from ..rerank import Ranked, judge_pool
 from ..answering import StrategyRun, clean_answer, generate_answer
 from .base import Strategy
@@ -110,12 +111,10 @@ def answer_support(answer: str, ranking: Ranked | None) -> float:
                 if f" {key} " in f" {normalize_answer(p.title + ' ' + p.text)} "), default=0.0)
 
 
-def _candidate(text: str, avg_prob: float, ranking: Ranked | None) -> dict:
+def _candidate(text: str, avg_prob: float, ranking: Ranked | None) -> Scored:
     """A candidate as the decision step shows it; with a judged pool, also the judge's support."""
-    data = {"text": text, "avg_prob": round(avg_prob, 4)}
-    if ranking is not None:
-        data["support"] = round(answer_support(text, ranking), 4)
-    return data
+    support = round(answer_support(text, ranking), 4) if ranking is not None else None
+    return Scored(text=text, avg_prob=round(avg_prob, 4), support=support)
 
 
 def prefer_refined(rule: str, draft_prob: float, refined_prob: float, draft_support: float = 0.0,
@@ -166,14 +165,14 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, keep: st
     passages the draft already read. When the feedback brings none beyond them, the draft was
     already checked against those passages and is kept without a reader call."""
     drafts = list(drafts)
-    yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.drafts",
-                 summary=" | ".join(f"{d.text} (p={d.avg_prob:.2f})" for d in drafts),
-                 data={"drafts": [{"text": d.text, "avg_prob": round(d.avg_prob, 4), "basis": d.basis,
-                                   "sampled": d.sampled} for d in drafts]})
+    yield RefeedDrafts(step=ctx.step(), parent=parent, depth=depth,
+                       summary=" | ".join(f"{d.text} (p={d.avg_prob:.2f})" for d in drafts),
+                       drafts=[Scored(text=d.text, avg_prob=round(d.avg_prob, 4), basis=d.basis, sampled=d.sampled)
+                               for d in drafts])
     feedback, searches, ranking = yield from _feedback(question, drafts, ctx, judged, parent, depth)
-    yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.feedback",
-                 summary=f"{len(feedback)} passages kept from {searches} retrievals",
-                 data={"passages": [{"id": p.id, "score": p.score, "label": p.citation_label()} for p in feedback]})
+    yield RefeedFeedback(step=ctx.step(), parent=parent, depth=depth,
+                         summary=f"{len(feedback)} passages kept from {searches} retrievals",
+                         passages=[FeedbackPassage(p.id, p.score, p.citation_label()) for p in feedback])
     before = max(drafts, key=lambda d: d.avg_prob)
     if not feedback:
         yield Note(step=ctx.step(), parent=parent, depth=depth, message="no feedback passages: keeping the draft")
@@ -191,12 +190,11 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, keep: st
         yield Note(step=ctx.step(), parent=parent, depth=depth, message=f"{exc}; keeping the draft")
         return before.as_result()
     chosen, why = keep_refined(keep, before, refined, ranking)
-    yield Detail(step=ctx.step(), parent=parent, depth=depth, kind="refeed.decision",
-                 summary=f"kept the {'refinement' if chosen else 'draft'} ({why})",
-                 data={"kept": "refined" if chosen else "draft", "rule": keep,
-                       "ensemble": keep != "refined",
-                       "draft": _candidate(before.text, before.avg_prob, ranking),
-                       "refined": _candidate(refined.text, refined.avg_prob, ranking)})
+    yield RefeedDecision(step=ctx.step(), parent=parent, depth=depth,
+                         summary=f"kept the {'refinement' if chosen else 'draft'} ({why})",
+                         kept="refined" if chosen else "draft", rule=keep, ensemble=keep != "refined",
+                         draft=_candidate(before.text, before.avg_prob, ranking),
+                         refined=_candidate(refined.text, refined.avg_prob, ranking))
     return refined if chosen else before.as_result()
 
 

@@ -25,7 +25,8 @@ from models.judge_reader import yes_no_verdict
 from .. import prompts
 from ..context import Result, RunContext
 from ..answer_norm import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
-from ..events import Detail, Draft, Note, Passage
+from ..details import QueryRefined, SearchDecision, Trajectory as TrajectoryStep
+from ..events import Draft, Note, Passage
 from ..prompt_fit import fit_passages
 from ..answering import StrategyRun, clean_answer
 from .base import Strategy
@@ -146,9 +147,9 @@ class RqRag(Strategy):
     def needs_search(self, question: str, ctx: RunContext) -> StrategyRun:
         ctx.check_budget()
         verdict = yes_no_verdict(ctx.reader, search_messages(question))
-        yield Detail(step=ctx.step(), kind="rq-rag.search-decision",
-                     summary=f"{'search' if verdict.yes else 'answer directly'} (p(search)={verdict.score:.2f})",
-                     data={"search": verdict.yes, "p_search": round(verdict.score, 4)})
+        yield SearchDecision(step=ctx.step(),
+                             summary=f"{'search' if verdict.yes else 'answer directly'} (p(search)={verdict.score:.2f})",
+                             search=verdict.yes, p_search=round(verdict.score, 4))
         return verdict.yes
 
     def expand(self, question: str, ctx: RunContext, path: Trajectory, depth: int, parent: int | None,
@@ -165,9 +166,8 @@ class RqRag(Strategy):
             generation = ctx.reader.generate(messages, max_tokens=QUERY_TOKENS)
             query = clean_query(generation.text, question)
             node = ctx.step()
-            yield Detail(step=node, parent=parent, depth=depth + 1, kind="rq-rag.refine",
-                         summary=f"{action}: {query}",
-                         data={"action": action, "query": query, "avg_prob": round(generation.avg_prob, 4)})
+            yield QueryRefined(step=node, parent=parent, depth=depth + 1, summary=f"{action}: {query}",
+                               action=action, query=query, avg_prob=round(generation.avg_prob, 4))
             found = yield from ctx.retrieve(query, k=self.opts.docs, parent=node, depth=depth + 1)
             child = path.extend(action, query, found, generation.token_logprobs)
             yield from self.expand(question, ctx, child, depth + 1, node, done)
@@ -192,13 +192,13 @@ class RqRag(Strategy):
         for i, t in enumerate(done):
             route = " > ".join(f"{s['action']}" for s in t.steps)
             mark = " [chosen]" if i == best else ""
-            yield Detail(step=ctx.step(), kind="rq-rag.trajectory",
-                         summary=f"#{i + 1} {route}: {t.answer} (conf={t.confidence:.2f}, ppl={t.perplexity:.2f}, "
-                                 f"{self.opts.select}={scores[i]:.2f}){mark}",
-                         data={"index": i, "steps": t.steps, "answer": t.answer,
-                               "confidence": round(t.confidence, 4), "perplexity": round(t.perplexity, 4),
-                               "score": round(scores[i], 4), "selection": self.opts.select, "chosen": i == best,
-                               "answer_step": t.answer_step, "passages": [p.id for p in t.passages]})
+            yield TrajectoryStep(
+                step=ctx.step(),
+                summary=f"#{i + 1} {route}: {t.answer} (conf={t.confidence:.2f}, ppl={t.perplexity:.2f}, "
+                        f"{self.opts.select}={scores[i]:.2f}){mark}",
+                index=i, steps=t.steps, answer=t.answer, confidence=round(t.confidence, 4),
+                perplexity=round(t.perplexity, 4), score=round(scores[i], 4), selection=self.opts.select,
+                chosen=i == best, answer_step=t.answer_step, passages=[p.id for p in t.passages])
         chosen = done[best]
         return Result(chosen.answer, citations=list(chosen.passages), resolved_by=f"rq-rag {self.opts.select}",
                       avg_prob=chosen.confidence)

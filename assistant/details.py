@@ -1,0 +1,145 @@
+"""Typed messages for the steps only one strategy takes (a pipeline stage, ReFeed's check,
+RQ-RAG's refinements, LLMQA's expansion and rerank).
+
+Each is a `Detail` event with named fields, so front ends (assistant/step_text.py, the app) read
+them by name instead of decoding a dict. On the wire they keep one shape: `{"type": "detail",
+"kind": ..., "summary": ..., "data": {the fields}}` (`--json`, recorded results).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from .events import Detail, register_detail
+
+
+@dataclass
+class Scored:
+    """An answer as a check weighs it: the reader's confidence and, with a judged pool, the
+    judge's support for it (the best passage's score that holds it)."""
+
+    text: str = ""
+    avg_prob: float = 0.0
+    support: float | None = None
+    basis: str = ""
+    sampled: bool = False
+
+
+@dataclass
+class FeedbackPassage:
+    id: str = ""
+    score: float = 0.0
+    label: str = ""
+
+
+@dataclass
+class Expansion:
+    text: str = ""
+    score: float = 0.0
+    avg_prob: float = 0.0
+
+
+@register_detail
+@dataclass
+class PipelineStage(Detail):
+    """Opens a stage of the default pipeline; the stage's own steps hang below it."""
+
+    kind: ClassVar[str] = "pipeline.stage"
+    stage: int = 0  # numbered in the order shown
+    module: str = ""  # self-knowledge | retrieve | hop | multi-hop answer | refeed
+    strategy: str = ""  # the method it comes from
+    why: str = ""  # the hop: why it runs
+    draft: str = ""  # refeed: the answer being checked
+
+
+@register_detail
+@dataclass
+class RefeedDrafts(Detail):
+    kind: ClassVar[str] = "refeed.drafts"
+    drafts: list[Scored] = field(default_factory=list)
+    NESTED: ClassVar[dict[str, type]] = {"drafts": Scored}
+
+
+@register_detail
+@dataclass
+class RefeedFeedback(Detail):
+    kind: ClassVar[str] = "refeed.feedback"
+    passages: list[FeedbackPassage] = field(default_factory=list)
+    NESTED: ClassVar[dict[str, type]] = {"passages": FeedbackPassage}
+
+
+@register_detail
+@dataclass
+class RefeedDecision(Detail):
+    kind: ClassVar[str] = "refeed.decision"
+    kept: str = ""  # refined | draft
+    rule: str = ""  # prob | refined | support
+    ensemble: bool = True  # False: the refinement is kept without comparing
+    draft: Scored = field(default_factory=Scored)
+    refined: Scored = field(default_factory=Scored)
+    NESTED: ClassVar[dict[str, type]] = {"draft": Scored, "refined": Scored}
+
+
+@register_detail
+@dataclass
+class SearchDecision(Detail):
+    """RQ-RAG: whether to search at all."""
+
+    kind: ClassVar[str] = "rq-rag.search-decision"
+    search: bool = False
+    p_search: float = 0.0
+
+
+@register_detail
+@dataclass
+class QueryRefined(Detail):
+    """RQ-RAG: one refinement of the query (rewrite, decompose, disambiguate)."""
+
+    kind: ClassVar[str] = "rq-rag.refine"
+    action: str = ""
+    query: str = ""
+    avg_prob: float = 0.0
+
+
+@register_detail
+@dataclass
+class Trajectory(Detail):
+    """RQ-RAG: one finished path of refinements, its answer and its score."""
+
+    kind: ClassVar[str] = "rq-rag.trajectory"
+    index: int = 0
+    steps: list[dict] = field(default_factory=list)  # {"action", "query"}
+    answer: str = ""
+    confidence: float = 0.0
+    perplexity: float = 0.0
+    score: float = 0.0
+    selection: str = ""
+    chosen: bool = False
+    answer_step: int = 0
+    passages: list[str] = field(default_factory=list)
+
+
+@register_detail
+@dataclass
+class QueryExpanded(Detail):
+    """LLMQA: the expansions sampled and the one chosen."""
+
+    kind: ClassVar[str] = "llmqa.expansion"
+    expansions: list[Expansion] = field(default_factory=list)
+    chosen: int = 0
+    by: str = ""
+    NESTED: ClassVar[dict[str, type]] = {"expansions": Expansion}
+
+
+@register_detail
+@dataclass
+class Reranked(Detail):
+    """LLMQA: the reader's listwise rerank in sliding windows."""
+
+    kind: ClassVar[str] = "llmqa.rerank"
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    windows: list[dict] = field(default_factory=list)  # {"start", "end", "reply", "order"}
+    window: int = 0
+    step_size: int = 0
