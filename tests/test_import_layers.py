@@ -2,7 +2,7 @@
 over the whole tree, and shown to catch both faults on a small fake tree."""
 from pathlib import Path
 
-from import_layers import import_circles, import_graph, service_bypasses, upward_imports
+from helpers.import_layers import import_circles, import_graph, service_bypasses, upward_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import fake_hub
-from gguf_tiny import chat_reader_header
+from helpers import fake_hub
+from helpers.gguf_tiny import chat_reader_header
 
 REPO = "tester/Tiny-GGUF"
 FILE = "tiny-chat-q4.gguf"
