@@ -1,15 +1,11 @@
-"""scripts/hop_read_sets.py: the read sets it re-answers a hopped question from (no models)."""
+"""lab/hop_read_sets.py: the read sets it re-answers a hopped question from (no models)."""
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from assistant.events import Passage
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def passage(pid: str) -> Passage:
@@ -37,9 +33,10 @@ class FakeReplay:
 
 
 @pytest.fixture
-def hop_read_sets(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    return importlib.import_module("hop_read_sets")
+def hop_read_sets():
+    from lab import hop_read_sets
+
+    return hop_read_sets
 
 
 def test_read_sets_per_hop_and_wide(hop_read_sets):

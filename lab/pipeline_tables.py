@@ -1,8 +1,8 @@
 """Print EVALUATION.md's default-pipeline tables from committed results, without running a model.
 
-    .venv/bin/python scripts/pipeline_tables.py DATASET --first 100 --exclude RESERVED \
-        --row rag@10=eval-results/musique_k10/rag__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
-        --row default=eval-results/musique_default/default__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
+    .venv/bin/python lab/pipeline_tables.py DATASET --first 100 --exclude RESERVED \
+        --row rag@10=lab/results/musique_k10/rag__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
+        --row default=lab/results/musique_default/default__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
         --against rag@10 --pipeline default --rerank rag:rerank
 
 Each --row is LABEL=RESULTS.jsonl; only the first N questions of DATASET less those of the

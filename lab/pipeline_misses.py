@@ -1,6 +1,6 @@
 """Where the default pipeline's misses come from, question by question (no reader run).
 
-    .venv/bin/python scripts/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines] [--hop-sources]
+    .venv/bin/python lab/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines] [--hop-sources]
 
 The pipeline's searches and the selector are deterministic, so the passages its final answer read
 are replayed from the results record: the first hop's kept passages, and, where it took the hop,

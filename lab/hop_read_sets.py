@@ -1,7 +1,7 @@
 """Which passages should the default pipeline's multi-hop answer read? Replays each question that
 took the hop in a results file and re-answers it from other read sets, with the same reader.
 
-    .venv/bin/python scripts/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
+    .venv/bin/python lab/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
 
 The searches, the selector and the reader (temperature 0) are deterministic, so the read set of
 the runs it replays ("current": they were made with default:hop_read=first,hop_facts=true, the
@@ -37,7 +37,7 @@ from assistant.hops import add_new  # noqa: E402
 from assistant.rerank import kept_count  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-from pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
+from lab.pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
 
 READ_SETS = ("current", "first-all", "union-5", "union-kept", "union-10", "wide-10", "union-5+wide",
              "union-3+parts", "union-5+parts")
