@@ -1,4 +1,4 @@
-"""Each flow of the app driven with Pilot over fake models (tests/test_tui_support.py)."""
+"""Each flow of the app driven with Pilot over fake models (tests/helpers/tui_backend.py)."""
 from __future__ import annotations
 
 import threading
