@@ -12,12 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from index_builder.store import IndexStore
 
-from helpers.cli_run import cli, one_error_line  # noqa: F401 (cli is a fixture)
+from helpers.cli_run import TinyEmbedder, cli, one_error_line  # noqa: F401 (cli is a fixture)
 
 
 def test_a_question_that_is_not_utf8_is_refused_before_any_model_loads(cli):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
 import pytest
 
 from index_builder.folder import index_folder
