@@ -31,7 +31,7 @@ class Result:
 @dataclass
 class RunContext:
     settings: Settings
-    reader: Reader  # or a fake with the same methods (tests/fakes.py)
+    reader: Reader  # or a fake with the same methods (tests/helpers/fakes.py)
     judge: Judge | None = None
     retriever: Retriever | None = None
     relevance: RelevanceJudge | None = None  # the trained judge: ranks a wide pool

@@ -24,7 +24,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # the tests' T5 tokenizer builder
 
 from models import t5_format as fmt  # noqa: E402
 
@@ -53,7 +52,7 @@ def build_random_t5(folder: Path, shape: str, texts: list[str]) -> Path:
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
 
-    from t5_tiny import unigram_t5_tokenizer
+    from lab.fixtures.t5_tiny import unigram_t5_tokenizer
 
     tokenizer = unigram_t5_tokenizer(texts, vocab_size=16000)
     torch.manual_seed(0)

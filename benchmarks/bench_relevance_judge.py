@@ -6,7 +6,7 @@ and the embedder (bundled MiniLM bi-encoder, torch as configured by default) enc
 passages, which is what indexing them costs. When the judge folder carries a passage selector,
 its cost is timed in the same loop: the features and trees over the pool, and the embedding of
 its expansion queries (question + a top passage; the index lookups that follow are not timed
-here: scripts/judge_support.py times whole expansion searches on the real index). They take
+here: lab/judge_support.py times whole expansion searches on the real index). They take
 turns question by question, so a noisy machine slows them alike. Prints pairs/s, ms per
 question at 30 and 50, and the ratios.
 

@@ -10,4 +10,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # CPU self-check included); a test that needs either sets its own.
 os.environ["ASSISTANT_DATA_DIR"] = tempfile.mkdtemp(prefix="assistant-tests-")
 os.environ["ASSISTANT_CONFIG"] = os.devnull
+# tests/ for the helpers (`from helpers.fakes import ...`), the checkout for lab/ (`from lab import ...`)
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parent.parent))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from typer.testing import CliRunner
 
 from assistant.citations import attribute, key_tokens

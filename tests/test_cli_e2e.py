@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from docs_folder import write_docs
+from helpers.docs_folder import write_docs
 
 pytestmark = pytest.mark.real_models
 

@@ -1,7 +1,7 @@
 """The default pipeline with fake models: the gate, the judged first hop, the sufficiency decision,
 the missing hop with bridged sub-questions, and ReFeed against a judged pool."""
 import pytest
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.context import Result
 from assistant.evaluation.datasets import QAExample

@@ -13,7 +13,7 @@ from assistant.evaluation.results import ResultsFile
 from models.config import Settings
 from models.errors import AssistantError
 
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the checkout")

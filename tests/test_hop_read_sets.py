@@ -1,68 +1,81 @@
-"""scripts/hop_read_sets.py: the read sets it re-answers a hopped question from (no models)."""
+"""lab/hop_read_sets.py: the read sets it re-answers a hopped question from, built by
+lab/pipeline_misses.py's Replay over the product's own judge_pool and judge_union (no models:
+a fake search and a fake trained judge)."""
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from assistant.events import Passage
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+QUESTION = "Where was the director of Jaws born?"
+RECORD = {"sub_questions": ["Who directed Jaws?", "Where was #1 born?"],
+          "sub_answers": [["Who directed Jaws?", "Steven Spielberg"],
+                          ["Where was Steven Spielberg born?", "Cincinnati"]]}
+SCORES = {"u0": 0.95, "u1": 0.9, "u2": 0.85, "u3": 0.3, "u4": 0.25, "u5": 0.2, "s1": 0.15, "s2": 0.12,
+          "w1": 0.1, "w2": 0.09, "w3": 0.08, "w4": 0.07, "w5": 0.06, "s3": 0.05, "w6": 0.04}
 
 
 def passage(pid: str) -> Passage:
-    return Passage(id=pid, text=f"text {pid}", title=pid, source="", path=f"/{pid}")
+    return Passage(id=pid, text=f"text of {pid} score={SCORES[pid]}", title=pid, source="", path=f"{pid} #{pid}")
 
 
-class FakeReplay:
-    """The replay's answers as the script reads them: a ranked union pool, the question's own
-    search, each sub-search's kept passages (best first)."""
+class Search:
+    """Each query's results in search order (the fake index)."""
 
-    def __init__(self, union, wide, sub_kept):
-        self.union_pool, self.wide, self.sub_kept = union, wide, sub_kept
-        self.settings = SimpleNamespace(k=len(wide), min_passages=2, max_passages=5)
-        self.judge = SimpleNamespace(selector=SimpleNamespace(threshold=0.5))
-        self.retriever = SimpleNamespace(search=lambda query, k: self.wide[:k])
+    def __init__(self, results: dict[str, list[str]]):
+        self.results = results
 
-    def union(self, question, record):
-        return self.union_pool, [0.9, 0.8, 0.7, 0.2] + [0.1] * (len(self.union_pool) - 4)
+    def search(self, query, k):
+        return [passage(pid) for pid in self.results[query][:k]]
 
-    def ranked(self, query):
-        return [], self.sub_kept[query]
 
-    def first_and_parts(self, question, record, first=3):
-        return self.union_pool[:first]
+class Relevance:
+    """A trained judge without a selector: a passage's score is the number in its text."""
+
+    name, threshold, selector = "fake-trained", 0.5, None
+
+    def score(self, question, texts):
+        return [float(t.split("score=")[1].split()[0]) for t in texts]
+
+
+def replay_of(results):
+    from lab.pipeline_misses import Replay
+
+    settings = SimpleNamespace(k=10, pool=20, min_passages=2, max_passages=5)
+    return Replay(Search(results), Relevance(), settings)
 
 
 @pytest.fixture
-def hop_read_sets(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    return importlib.import_module("hop_read_sets")
+def hop_read_sets():
+    from lab import hop_read_sets
+
+    return hop_read_sets
+
+
+def ids(passages):
+    return [p.id for p in passages]
 
 
 def test_read_sets_per_hop_and_wide(hop_read_sets):
-    union = [passage(f"u{i}") for i in range(12)]
-    wide = [passage("u1"), passage("w1"), *(passage(f"w{i}") for i in range(2, 10))]
-    record = {"sub_questions": ["Who directed Jaws?", "Where was #1 born?"],
-              "sub_answers": [["Who directed Jaws?", "Steven Spielberg"],
-                              ["Where was Steven Spielberg born?", "Cincinnati"]]}
-    sub_kept = {"Who directed Jaws?": [passage("u0"), passage("s1")],  # its best is already in the pool's top
-                "Where was Steven Spielberg born?": [passage("s2"), passage("s3")]}
-    sets = hop_read_sets.read_sets(FakeReplay(union, wide, sub_kept), "Where was the director of Jaws born?", record)
+    replay = replay_of({QUESTION: ["u3", "w1", "u0", "w2", "w3", "u1", "w4", "u2", "w5", "w6", "u4", "u5"],
+                        "Who directed Jaws?": ["s1", "u0"],  # its best is already in the pool's top
+                        "Where was Steven Spielberg born?": ["s3", "s2"]})  # #1 filled in, as follow_hops searches
+    sets = {name: ids(read) for name, read in hop_read_sets.read_sets(replay, QUESTION, RECORD).items()}
 
-    ids = {name: [p.id for p in read] for name, read in sets.items()}
-    assert ids["union-5"] == ["u0", "u1", "u2", "u3", "u4"]
-    assert ids["union-kept"] == ["u0", "u1", "u2"]  # 3 at or above the threshold, within 2..5
-    assert ids["union-10"] == [f"u{i}" for i in range(10)]
-    assert ids["wide-10"] == [p.id for p in wide]
+    assert sets["union-5"] == ["u0", "u1", "u2", "u3", "u4"]  # everything found, ranked against the question
+    assert sets["union-kept"] == ["u0", "u1", "u2"]  # 3 at or above the threshold, within 2..5
+    assert sets["union-10"] == ["u0", "u1", "u2", "u3", "u4", "u5", "s1", "s2", "w1", "w2"]
+    assert sets["wide-10"] == ["u3", "w1", "u0", "w2", "w3", "u1", "w4", "u2", "w5", "w6"]  # search order, unjudged
     # the pool's top 5 first, then rag's passages not among them, 10 in all
-    assert ids["union-5+wide"] == ["u0", "u1", "u2", "u3", "u4", "w1", "w2", "w3", "w4", "w5"]
-    # each sub-question's best passage (the second search's, with #1 filled in) after the pool's top
-    assert ids["union-3+parts"] == ["u0", "u1", "u2", "s2"]
-    assert ids["union-5+parts"] == ["u0", "u1", "u2", "u3", "u4", "s2"]
-    assert set(ids) == set(hop_read_sets.READ_SETS)
+    assert sets["union-5+wide"] == ["u0", "u1", "u2", "u3", "u4", "w1", "w2", "w3", "w4", "w5"]
+    # each sub-question's best passage after the pool's top (u0, the first one's, is there already)
+    assert sets["union-3+parts"] == ["u0", "u1", "u2", "s2"]
+    assert sets["union-5+parts"] == ["u0", "u1", "u2", "u3", "u4", "s2"]
+    # hop_read=first: the first hop's top 3, then each sub-question's new top 2
+    assert sets["current"] == ["u0", "u1", "u2", "s1", "s2", "s3"]
+    assert set(sets) == set(hop_read_sets.READ_SETS)
 
 
 def test_every_read_set_has_a_no_facts_variant(hop_read_sets):
@@ -70,10 +83,17 @@ def test_every_read_set_has_a_no_facts_variant(hop_read_sets):
 
 
 def test_two_sub_questions_with_the_same_best_passage_add_it_once(hop_read_sets):
-    union = [passage(f"u{i}") for i in range(6)]
-    record = {"sub_questions": ["Who directed Jaws?", "Where was #1 born?"],
-              "sub_answers": [["Who directed Jaws?", "Spielberg"], ["Where was Spielberg born?", "Cincinnati"]]}
-    shared = passage("s1")
-    sub_kept = {"Who directed Jaws?": [shared], "Where was Spielberg born?": [shared]}
-    sets = hop_read_sets.read_sets(FakeReplay(union, union[:2], sub_kept), "q", record)
-    assert [p.id for p in sets["union-3+parts"]] == ["u0", "u1", "u2", "s1"]
+    replay = replay_of({QUESTION: ["u0", "u1", "u2", "u3", "u4", "u5"], "Who directed Jaws?": ["s1"],
+                        "Where was Steven Spielberg born?": ["s1"]})
+    assert ids(hop_read_sets.read_sets(replay, QUESTION, RECORD)["union-3+parts"]) == ["u0", "u1", "u2", "s1"]
+
+
+def test_replay_names_what_was_searched_and_what_the_hopped_answer_read():
+    replay = replay_of({QUESTION: ["u3", "w1", "u0", "w2"], "Who directed Jaws?": ["s1", "u0"],
+                        "Where was Steven Spielberg born?": ["s3", "s2"]})
+    record = {**RECORD, "resolved_by": "multi-hop"}
+    searched, read = replay.passages(QUESTION, record, "union")
+    assert searched == {"u3", "w1", "u0", "w2", "s1", "s2", "s3"}
+    assert read == {"u0", "u3", "s1", "s2", "w1"}  # the union's top 5
+    _, read_first = replay.passages(QUESTION, record, "first")
+    assert read_first == {"u0", "u3", "s1", "s2", "s3"}  # first hop kept 2 (u0, u3: min_passages), then the parts'

@@ -1,8 +1,8 @@
-"""Imports point down the layers (ui -> core -> indexing -> models) and never in a circle: checked
-over the whole tree, and shown to catch both faults on a small fake tree."""
+"""Imports point down the layers (tests -> lab and benchmarks -> ui -> core -> indexing -> models)
+and never in a circle: checked over the whole tree, and shown to catch each fault on a small fake tree."""
 from pathlib import Path
 
-from import_layers import core_upward_imports, import_circles, import_graph, service_bypasses, upward_imports
+from helpers.import_layers import core_upward_imports, import_circles, import_graph, service_bypasses, upward_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,3 +87,52 @@ def test_a_step_importing_a_strategy_or_a_strategy_importing_evaluation_is_caugh
     assert "assistant.hops -> assistant.strategies.base" in found
     assert "assistant.strategies.refeed -> assistant.evaluation.metrics" in found
     assert not [line for line in found if "answering" in line or "answer_norm" in line]
+
+
+def test_the_product_importing_lab_benchmarks_or_tests_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "lab/__init__.py": "",
+        "lab/replay.py": "from assistant.rerank import judge_pool\n",  # lab uses the product: fine
+        "benchmarks/bench_support.py": "",
+        "tests/fakes.py": "",
+        "tests/test_replay.py": "from lab import replay\nfrom fakes import X\n",  # tests use both: fine
+        "assistant/rerank.py": "from lab.replay import Replay\n",
+        "models/reader.py": "def fake():\n    from fakes import FakeReader\n",  # tests/ on sys.path
+        "tui/app.py": "import benchmarks.bench_support\n",
+    })
+    assert upward_imports(import_graph(root)) == [
+        "assistant.rerank (core) -> lab.replay (lab)",
+        "models.reader (models) -> tests.fakes (tests)",
+        "tui.app (ui) -> benchmarks.bench_support (lab)"]
+
+
+def test_lab_or_a_benchmark_importing_tests_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "lab/__init__.py": "",
+        "lab/sweep.py": "import test_formats as formats\n",  # tests/ put on sys.path by hand
+        "benchmarks/bench_support.py": "",
+        "benchmarks/bench_judge.py": "from bench_support import x\n\ndef run():\n    from helpers.t5 import tok\n",
+        "tests/test_formats.py": "",
+        "tests/helpers/__init__.py": "",
+        "tests/helpers/t5.py": "",
+    })
+    assert upward_imports(import_graph(root)) == [
+        "benchmarks.bench_judge (lab) -> tests.helpers.t5 (tests)",
+        "lab.sweep (lab) -> tests.test_formats (tests)"]
+
+
+def test_a_circle_among_lab_scripts_or_test_helpers_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "lab/__init__.py": "",
+        "lab/hostile/__init__.py": "",
+        "lab/hostile/sweep.py": "from hostile_cases import CASES\n",  # run as a script: its folder on sys.path
+        "lab/hostile/hostile_cases.py": "def run():\n    from lab.hostile import sweep\n",
+        "benchmarks/bench_a.py": "import bench_b\n",
+        "benchmarks/bench_b.py": "import bench_a\n",
+        "tests/helpers/__init__.py": "",
+        "tests/helpers/one.py": "from helpers.two import x\n",
+        "tests/helpers/two.py": "from helpers import one\n",
+    })
+    assert import_circles(import_graph(root)) == [["benchmarks.bench_a", "benchmarks.bench_b"],
+                                                  ["lab.hostile.hostile_cases", "lab.hostile.sweep"],
+                                                  ["tests.helpers.one", "tests.helpers.two"]]

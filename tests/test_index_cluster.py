@@ -23,8 +23,8 @@ from index_builder.passages import index_passages
 from index_builder.store import META_FILE, IndexStore
 from index_builder.wikipedia import index_wikipedia
 from models.errors import AssistantError
-from test_bad_input_cli import cli, one_error_line  # noqa: F401 (a fixture)
-from test_index_folder import HashEmbedder
+from helpers.cli_run import cli, one_error_line  # noqa: F401 (a fixture)
+from helpers.hash_embedder import HashEmbedder
 
 ray = pytest.importorskip("ray")
 
@@ -95,7 +95,7 @@ KILLED_DRIVER = textwrap.dedent("""
     from index_builder.cluster.build import build_on_cluster
     from index_builder.cluster.shards import wikipedia_parts
     from index_builder.store import IndexStore
-    from test_index_folder import HashEmbedder
+    from helpers.hash_embedder import HashEmbedder
     store = IndexStore.open_or_create(Path({index!r}), HashEmbedder.model_id, HashEmbedder.dim)
     build_on_cluster(store, wikipedia_parts(Path({dump!r}), xml_bytes={piece}), HashEmbedder, {address!r}, workers=2)
 """)

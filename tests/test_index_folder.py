@@ -2,48 +2,21 @@
 folder, bad files are skipped with reasons, cancellation commits and resumes."""
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 
-import numpy as np
 import pytest
 
 from index_builder.folder import index_folder
 from index_builder.pipeline import Cancelled
 from index_builder.store import IndexStore
 
-
-class HashEmbedder:
-    """Deterministic vectors from text hashes: fast, and enough for bookkeeping tests."""
-
-    model_id = "hash:16"
-    dim = 16
-
-    def __init__(self):
-        self.encoded = 0
-
-    def encode(self, texts):
-        self.encoded += len(texts)
-        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8) for t in texts]
-        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 16) + 1
-        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-
-def ids(store):
-    return sorted(store.passages.to_arrow()["id"].to_pylist())
+from helpers.hash_embedder import HashEmbedder, ids, write
 
 
 @pytest.fixture
 def store(tmp_path):
     return IndexStore.open_or_create(tmp_path / "index", HashEmbedder.model_id, HashEmbedder.dim)
-
-
-def write(folder, name, text):
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_edit_delete_add_processes_exactly_those_three(tmp_path, store):
@@ -137,7 +110,7 @@ def test_missing_folder_is_one_clear_error(tmp_path, store):
 
 
 def test_mixed_folder_in_one_run_names_every_skipped_file(tmp_path, store):
-    from test_index_formats import make_docx, make_epub, make_pdf
+    from helpers.doc_files import make_docx, make_epub, make_pdf
 
     folder = tmp_path / "docs"
     write(folder, "otters.md", "# Otters\n\nSea otters eat urchins.\n")

@@ -20,7 +20,7 @@ from index_builder.folder import index_folder
 from index_builder.pipeline import passage_row
 from index_builder.store import DiskFull, DocumentRecord, IndexStore
 from index_builder.wikipedia import index_wikipedia
-from test_index_folder import HashEmbedder
+from helpers.hash_embedder import HashEmbedder
 
 TINYWIKI = Path(__file__).resolve().parents[2] / "shared" / "data" / "mediawiki_xml" / \
     "tinywiki-latest-pages-articles.xml"

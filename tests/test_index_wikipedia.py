@@ -12,7 +12,7 @@ from index_builder.store import IndexStore
 from index_builder.wikipedia import index_wikipedia
 from index_builder.wikitext import article_sections
 from models.errors import AssistantError
-from test_index_folder import HashEmbedder
+from helpers.hash_embedder import HashEmbedder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ENWIKI = DATA / "mediawiki_xml" / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"

@@ -13,8 +13,8 @@ import pytest
 from assistant.judge_training.data import read_examples
 from models.t5_onnx import DECODER
 
-import t5_tiny
-from docs_folder import write_docs
+from lab.fixtures import t5_tiny
+from helpers.docs_folder import write_docs
 
 pytestmark = pytest.mark.real_models
 

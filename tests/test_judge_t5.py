@@ -16,7 +16,7 @@ from models.judge import two_label_verdict
 from models.judge_t5 import MAX_BATCH_TOKENS, MAX_PADDING, T5Judge, length_batches
 from models.t5_onnx import DECODER, ENCODER, Calibration
 
-import t5_tiny
+from lab.fixtures import t5_tiny
 
 NEW_NAMES = ["Quentin", "Wanda", "Yusuf"]  # never seen in training
 

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import pytest
 
-from gguf_tiny import CHATML, chat_reader_header, write_gguf
+from helpers.gguf_tiny import CHATML, chat_reader_header, write_gguf
 from models import download
 from models.catalog import load_catalog, recommend
 from models.download import RemoteFile, check_free_space, file_hash

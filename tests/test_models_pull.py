@@ -1,5 +1,5 @@
 """`assistant models pull|use|add|list` through the real CLI, against a stand-in hub on 127.0.0.1
-(tests/fake_hub.py, pointed to by HF_ENDPOINT): a pull completes and the model becomes the reader;
+(tests/helpers/fake_hub.py, pointed to by HF_ENDPOINT): a pull completes and the model becomes the reader;
 a download cut or interrupted halfway resumes with a Range request; a file whose hash differs from
 the hub's record is deleted and refused; no network or HF_HUB_OFFLINE=1 is one line within
 seconds; `use` refuses files that are not GGUF chat models."""
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import fake_hub
-from gguf_tiny import chat_reader_header
+from helpers import fake_hub
+from helpers.gguf_tiny import chat_reader_header
 
 REPO = "tester/Tiny-GGUF"
 FILE = "tiny-chat-q4.gguf"

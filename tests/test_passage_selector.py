@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.events import Relevance, Retrieved
 from assistant.judge_training.selector_fit import fit_gbm, gbm_json

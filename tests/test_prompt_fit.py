@@ -1,6 +1,6 @@
 """The answer prompt never overflows the reader's context: passages are trimmed, not refused."""
 import pytest
-from fakes import FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 from assistant.events import Answer, Note, Passage
 from assistant.prompt_fit import fit_passages

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant import prompts
 from assistant.events import Answer, Passage

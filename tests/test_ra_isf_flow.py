@@ -5,7 +5,7 @@ from assistant.events import (Answer, Decomposed, Note, Relevance, Retrieved, Se
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
 
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 CORPUS = {
     "heron": "Project Heron is led by Mira Okafor",

@@ -13,7 +13,7 @@ from assistant.events import Answer, Note
 from assistant.runner import run_question
 from assistant.strategies import STRATEGIES
 
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 CORPUS = {f"p{i}": f"passage number {i}" for i in range(8)}
 QUESTION = "Where was the leader of Project Heron born?"

@@ -1,7 +1,7 @@
 """The trained judge ranks a wide pool and the reader reads only its top passages (rag:rerank,
 RA-ISF's relevance step), with each passage's score and rank before/after in the events."""
 import pytest
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.events import Answer, Decomposed, Relevance
 from assistant.runner import run_question

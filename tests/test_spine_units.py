@@ -102,7 +102,7 @@ def test_settings_layering(tmp_path, monkeypatch):
 def test_reader_judge_knows_only_confident_closed_book_answers():
     from models.judge_reader import KNOWS_THRESHOLD, ReaderJudge
 
-    from fakes import FakeReader
+    from helpers.fakes import FakeReader
 
     def judge(prob, text="Paris"):
         reader = FakeReader(lambda prompt: text, prob=prob)

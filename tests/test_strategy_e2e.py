@@ -16,7 +16,7 @@ from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings
 
-from docs_folder import write_docs
+from helpers.docs_folder import write_docs
 
 pytestmark = pytest.mark.real_models
 

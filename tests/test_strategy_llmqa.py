@@ -11,7 +11,7 @@ from assistant.strategies import make_strategy
 from assistant.strategies.llmqa import parse_ranking, window_starts
 from models.errors import ConfigError
 
-from fakes import FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 CORPUS = {f"p{i}": f"passage number {i}" for i in range(10)}
 

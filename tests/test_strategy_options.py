@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from test_bad_input_cli import cli, one_error_line  # noqa: F401  (cli is a fixture)
-from test_tui_support import FakeBackend
+from helpers.cli_run import cli, one_error_line  # noqa: F401  (cli is a fixture)
+from helpers.tui_backend import FakeBackend
 from textual.widgets import Input, Select, Static
 
 from assistant.strategies import STRATEGIES, make_strategy

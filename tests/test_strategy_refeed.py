@@ -9,7 +9,7 @@ from assistant.strategies import make_strategy
 from assistant.strategies.refeed import merge_feedback
 from models.errors import ConfigError
 
-from fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 CORPUS = {
     "heron": "Project Heron is led by Mira Okafor",

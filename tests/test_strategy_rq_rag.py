@@ -8,7 +8,7 @@ from assistant.events import Detail, Draft, Retrieved
 from assistant.runner import run_question
 from assistant.strategies.rq_rag import Trajectory, clean_query, normalize_answer, select
 
-from fakes import FakeReader, FakeRetriever, make_context
+from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 CORPUS = {f"p{i}": f"passage number {i}" for i in range(6)}
 

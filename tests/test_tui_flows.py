@@ -1,4 +1,4 @@
-"""Each flow of the app driven with Pilot over fake models (tests/test_tui_support.py)."""
+"""Each flow of the app driven with Pilot over fake models (tests/helpers/tui_backend.py)."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,7 +6,7 @@ import threading
 from typing import ClassVar
 
 import pytest
-from test_tui_support import MULTI, FakeBackend
+from helpers.tui_backend import MULTI, FakeBackend
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, Static
 
 from assistant.events import Answer, Detail, Passage, Retrieved, SubQuestion
@@ -370,7 +370,7 @@ async def test_switch_strategy_with_the_keyboard_only(tmp_path):
 
 async def test_settings_offer_the_installed_readers(tmp_path):
     """A reader recorded by `assistant models pull|add` can be picked; picking it fills Reader."""
-    from gguf_tiny import chat_reader_header
+    from helpers.gguf_tiny import chat_reader_header
     from models.installed import Installed, record
 
     model = chat_reader_header(tmp_path / "picked.gguf")

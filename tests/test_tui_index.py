@@ -4,49 +4,19 @@ from __future__ import annotations
 import json
 import threading
 
-from test_tui_support import FakeBackend
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
 from tui.app import AssistantApp
 from tui.index_screen import IndexScreen
 from tui.progress_view import ProgressView
 
-
-def make_folder(root, files=4):
-    folder = root / "notes"
-    folder.mkdir()
-    for i in range(files):
-        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe heron number {i} nests by the river.\n")
-    return folder
+from helpers.tui_backend import FakeBackend
+from helpers.tui_index import make_folder, status, wait_until
 
 
 def rows(screen):
     table = screen.query_one("#sources", DataTable)
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-def status(screen):
-    return str(screen.query_one("#index-status", Static).render())
-
-
-async def wait_until(pilot, condition, tries=100):
-    for _ in range(tries):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
-
-
-async def index_folder_in_app(app, pilot, folder):
-    """Open the index screen (F3), add `folder` and wait for the run to end; returns the screen."""
-    await pilot.press("f3")
-    screen = app.screen
-    assert isinstance(screen, IndexScreen)
-    screen.query_one("#folder", Input).value = str(folder)
-    await pilot.press("enter")
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
 
 
 async def test_add_a_folder_with_progress_then_reindex_and_remove(tmp_path):

@@ -14,8 +14,8 @@ from models.config import Settings
 from tui.app import AssistantApp, QuestionInput, StepTree
 from tui.backend import Backend
 
-from docs_folder import write_docs
-from test_tui_index import index_folder_in_app
+from helpers.docs_folder import write_docs
+from helpers.tui_index import index_folder_in_app
 
 pytestmark = pytest.mark.real_models
 

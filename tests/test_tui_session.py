@@ -7,8 +7,8 @@ import threading
 
 from rich.console import Console
 
-from test_tui_index import index_folder_in_app, make_folder, status, wait_until
-from test_tui_support import SNAPSHOT_INDEX, FakeBackend
+from helpers.tui_index import index_folder_in_app, make_folder, status, wait_until
+from helpers.tui_backend import SNAPSHOT_INDEX, FakeBackend
 from textual import events
 from textual.geometry import Offset
 from textual.selection import Selection

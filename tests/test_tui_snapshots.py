@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui_support import MULTI, SNAPSHOT_INDEX, FakeBackend
+from helpers.tui_backend import MULTI, SNAPSHOT_INDEX, FakeBackend
 
 from assistant.events import Retrieved
 from tui.app import AssistantApp, QuestionInput, StepTree

@@ -1,6 +1,6 @@
 """Print EVALUATION.md's tables from committed per-question results, without running a model.
 
-    .venv/bin/python scripts/eval_tables.py DATASET RESULTS_DIR --reader qwen2.5-coder-1.5b-instruct-q4_k_m \
+    .venv/bin/python lab/eval_tables.py DATASET RESULTS_DIR --reader qwen2.5-coder-1.5b-instruct-q4_k_m \
         --first 100 --strategies direct,rag,ra-isf,default
 
 Only the first N questions of DATASET (in file order) are counted, and a strategy is listed only

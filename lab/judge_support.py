@@ -1,7 +1,7 @@
 """How often ALL supporting paragraphs reach the reader: hybrid top-k vs the relevance judge's top-k
 and the passage selector's choice from a wide hybrid pool, on the report sets (no reader involved).
 
-    .venv/bin/python scripts/judge_support.py [--data ../shared/data] [--judge FOLDER]
+    .venv/bin/python lab/judge_support.py [--data ../shared/data] [--judge FOLDER]
         [--pools 30] [--tops 3,5,8] [--hybrid 5,10] [--first N] [--no-cross-encoder]
 
 Report sets (issue 15): the first 100 ircot HotpotQA questions and musique_ans_dev_100.kag, each

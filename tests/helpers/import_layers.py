@@ -1,29 +1,41 @@
 """The import graph of the project's packages, read with ast (nothing is imported), and the two
 rules it must keep: imports point down the layers, and no modules import each other in a circle.
 
-Layers, top to bottom: ui (assistant/cli/, `python -m assistant`, tui/) -> core (the rest of assistant/) -> indexing
-(index_builder/) -> models (models/). Imports inside functions count too: a lazy import is still
-a dependency. tests/, scripts/ and benchmarks/ sit outside the layers and are not walked.
+Layers, top to bottom: tests (tests/) -> lab (lab/, benchmarks/: tooling that measures the
+product, never imported by it) -> ui (assistant/cli/, `python -m assistant`, tui/) -> core (the
+rest of assistant/) -> indexing (index_builder/) -> models (models/). Imports inside functions
+count too: a lazy import is still a dependency. scripts/ (install.sh) is not walked.
 """
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-PACKAGES = ("assistant", "tui", "index_builder", "models")
-LAYERS = {"ui": 3, "core": 2, "indexing": 1, "models": 0}
+PACKAGES = ("assistant", "tui", "index_builder", "models", "lab", "benchmarks", "tests")
+# Folders whose files run as scripts or test modules: their folder (and tests/, which conftest
+# puts on sys.path) is on sys.path, so `from bench_support import x` or `from fakes import x`
+# names a file there. A bare name that resolves to tests/ from elsewhere is an import of tests.
+SCRIPT_FOLDERS = ("lab", "benchmarks", "tests")
+LAYERS = {"tests": 5, "lab": 4, "ui": 3, "core": 2, "indexing": 1, "models": 0}
 
 
 def layer_of(module: str) -> str:
+    top = module.split(".")[0]
+    if top == "tests":
+        return "tests"
+    if top in ("lab", "benchmarks"):
+        return "lab"
     if module in ("assistant.cli", "assistant.__main__") or module.startswith(("assistant.cli.", "tui")):
         return "ui"
-    return {"assistant": "core", "index_builder": "indexing", "models": "models"}[module.split(".")[0]]
+    return {"assistant": "core", "index_builder": "indexing", "models": "models"}[top]
 
 
 def module_files(root: Path) -> dict[str, Path]:
     """Dotted module name -> file, for every .py file of the layered packages under root."""
     found = {}
     for package in PACKAGES:
+        if not (root / package).is_dir():
+            continue
         for path in sorted((root / package).rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -46,6 +58,20 @@ def _imported(module: str, is_package: bool, node: ast.AST) -> list[str]:
     return [base] + [f"{base}.{alias.name}" for alias in node.names]
 
 
+def _resolved(module: str, is_package: bool, name: str, files: dict[str, Path]) -> str:
+    """The project module an imported name means ("" if none): its longest prefix that is a
+    module, as written, then (from a script folder) beside the importer, then in tests/."""
+    folder = module if is_package else module.rpartition(".")[0]
+    bases = ["", *([folder] if module.split(".")[0] in SCRIPT_FOLDERS else []), "tests"]
+    parts = name.split(".")
+    for base in bases:
+        for n in range(len(parts), 0, -1):
+            candidate = ".".join([base, *parts[:n]] if base else parts[:n])
+            if candidate in files:
+                return candidate
+    return ""
+
+
 def import_graph(root: Path) -> dict[str, set[str]]:
     """module -> the project modules it imports (a name that is not a module counts as its
     module: `from models.errors import ConfigError` is an import of models.errors)."""
@@ -56,9 +82,7 @@ def import_graph(root: Path) -> dict[str, set[str]]:
         targets: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             for name in _imported(module, is_package, node):
-                # the longest prefix that is a module of the project
-                while name and name not in files:
-                    name = name.rpartition(".")[0]
+                name = _resolved(module, is_package, name, files)
                 if name and name != module:
                     targets.add(name)
         graph[module] = targets

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
-from fakes import FakeJudge, FakeReader, FakeRetriever
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever
 
 from assistant.context import RunContext
 from assistant.events import Answer

@@ -1,6 +1,6 @@
 """How often retrieval finds both supporting paragraphs of a HotpotQA question (no reader involved).
 
-    .venv/bin/python scripts/hotpotqa_support.py DATASET INDEX [--first 100] [--k 5,10]
+    .venv/bin/python lab/hotpotqa_support.py DATASET INDEX [--first 100] [--k 5,10]
 
 INDEX is the pooled corpus `assistant index dataset DATASET` built (its folder under the data
 dir). For vector, full-text and hybrid search at each k it prints the share of questions with

@@ -1,7 +1,7 @@
 """Which passages should the default pipeline's multi-hop answer read? Replays each question that
 took the hop in a results file and re-answers it from other read sets, with the same reader.
 
-    .venv/bin/python scripts/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
+    .venv/bin/python lab/hop_read_sets.py RESULTS.jsonl --reader QWEN.gguf [--verify 2]
 
 The searches, the selector and the reader (temperature 0) are deterministic, so the read set of
 the runs it replays ("current": they were made with default:hop_read=first,hop_facts=true, the
@@ -10,7 +10,7 @@ questions from it to check that. Read sets (with the sub-question / sub-answer p
 - current: the first hop's top 3 + each sub-question's new top 2 (Replay.first_and_parts);
 - first-all: every passage the first hop kept (up to max_passages) + the same sub-question ones;
 - union-5: one pool of everything found, ranked by the selector against the original question
-  (pipeline_misses.Replay.union, as rerank.judge_union builds it); its top 5;
+  (pipeline_misses.Replay.union, which runs rerank.judge_union); its top 5;
 - union-kept: the same pool, as many as the first hop's keep rule takes (threshold, 2..5);
 - union-10: that pool's top 10;
 - wide-10: the question's own search, its top k = 10, unjudged (what rag@10 reads);
@@ -34,10 +34,9 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import metrics  # noqa: E402
 from assistant.hops import add_new  # noqa: E402
-from assistant.rerank import kept_count  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
-from pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
+from lab.pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
 
 READ_SETS = ("current", "first-all", "union-5", "union-kept", "union-10", "wide-10", "union-5+wide",
              "union-3+parts", "union-5+parts")
@@ -46,15 +45,14 @@ VARIANTS = (*READ_SETS, *(name + NO_FACTS for name in READ_SETS))
 
 
 def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
-    union, scores = replay.union(question, record)
-    keep = kept_count(replay.settings, sum(s >= replay.judge.selector.threshold for s in scores), len(union))
+    union = replay.union(question, record)  # rerank.judge_union's ranking: .pool best first, .kept its keep rule
     wide = replay.retriever.search(question, replay.settings.k)
-    parts = [p for query in sub_searches(record) for p in replay.ranked(query)[1][:1]]
+    parts = [p for query in sub_searches(record) for p in replay.ranked(query).kept[:1]]
     return {"current": replay.first_and_parts(question, record),
             "first-all": replay.first_and_parts(question, record, first=None),
-            "union-5": union[:5], "union-kept": union[:keep], "union-10": union[:10], "wide-10": wide,
-            "union-5+wide": add_new(union[:5], wide, limit=5),
-            "union-3+parts": add_new(union[:3], parts), "union-5+parts": add_new(union[:5], parts)}
+            "union-5": union.pool[:5], "union-kept": union.kept, "union-10": union.pool[:10], "wide-10": wide,
+            "union-5+wide": add_new(union.pool[:5], wide, limit=5),
+            "union-3+parts": add_new(union.pool[:3], parts), "union-5+parts": add_new(union.pool[:5], parts)}
 
 
 def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:

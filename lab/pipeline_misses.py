@@ -1,6 +1,6 @@
 """Where the default pipeline's misses come from, question by question (no reader run).
 
-    .venv/bin/python scripts/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines] [--hop-sources]
+    .venv/bin/python lab/pipeline_misses.py RESULTS.jsonl --set HotpotQA|MuSiQue [--lines] [--hop-sources]
 
 The pipeline's searches and the selector are deterministic, so the passages its final answer read
 are replayed from the results record: the first hop's kept passages, and, where it took the hop,
@@ -27,14 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from assistant.context import RunContext  # noqa: E402
 from assistant.evaluation import metrics  # noqa: E402
 from assistant.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
-from assistant.rerank import kept_count  # noqa: E402
+from assistant.rerank import Ranked, judge_pool, judge_union  # noqa: E402
 from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
 from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
 from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
-
 
 
 def sub_searches(record: dict) -> list[str]:
@@ -47,65 +47,61 @@ def sub_searches(record: dict) -> list[str]:
     return queries
 
 
+def result_of(steps):
+    """Run one of the pipeline's step generators to its end, without its events; its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return end.value
+
+
 class Replay:
-    """The pipeline's searches and selections, without the reader."""
+    """The pipeline's searches and selections, without the reader: the product's own judge_pool
+    and judge_union run over a context with no reader (their events are dropped)."""
 
     def __init__(self, retriever, judge, settings):
         self.retriever, self.judge, self.settings = retriever, judge, settings
-        self.searched: dict[str, tuple] = {}  # query -> expanded(query): --hop-sources asks again
+        self.ctx = RunContext(settings, reader=None, retriever=retriever, relevance=judge)
+        self._searches: dict[str, list] = {}
+        self._ranked: dict[str, Ranked] = {}  # query -> judge_pool's ranking: --hop-sources asks again
 
-    def expanded(self, query: str):
-        """The search's pool merged with the selector's expansion searches, as judge_pool makes it."""
-        from assistant.pool_select import expansion_queries, merge_pool
+    def search(self, query: str) -> list:
+        """The pipeline's search for a question or sub-question: a pool as wide as settings.pool."""
+        if query not in self._searches:
+            self._searches[query] = self.retriever.search(query, self.settings.pool)
+        return self._searches[query]
 
-        if query not in self.searched:
-            selector = self.judge.selector
-            pool = self.retriever.search(query, self.settings.pool)
-            extra = [self.retriever.search(q, selector.expansion_depth)
-                     for q in expansion_queries(query, pool, selector.expansions)]
-            self.searched[query] = (pool, merge_pool(pool, extra))
-        return self.searched[query]
+    def ranked(self, query: str) -> Ranked:
+        """The search's pool grown by the selector's expansion searches and ranked, as judge_pool
+        ranks it (`.pool`: all of it, best first; `.kept`: what the reader reads)."""
+        if query not in self._ranked:
+            self._ranked[query] = result_of(judge_pool(self.ctx, query, self.search(query)))
+        return self._ranked[query]
 
-    def ranked(self, query: str):
-        """(the merged pool, the kept passages) as judge_pool makes them."""
-        from assistant.pool_select import selector_scores
-
-        _, (merged, found) = self.expanded(query)
-        scores = selector_scores(self.judge.selector, query, found)
-        order = sorted(range(len(merged)), key=lambda i: -scores[i])
-        above = sum(s >= self.judge.selector.threshold for s in scores)
-        return merged, [merged[i] for i in order[:kept_count(self.settings, above, len(merged))]]
-
-    def union(self, question: str, record: dict) -> tuple[list, list[float]]:
-        """Everything the first hop and the sub-question searches found, ranked by the selector
-        against the question, as rerank.judge_union makes it (hop_read=union); with the scores."""
-        from assistant.pool_select import add_searches, selector_scores
-
-        _, (merged, found) = self.expanded(question)
-        merged, found = add_searches(merged, found, [self.expanded(q)[0] for q in sub_searches(record)],
-                                     self.judge.selector.expansion_depth)
-        scores = selector_scores(self.judge.selector, question, found)
-        order = sorted(range(len(merged)), key=lambda i: -scores[i])
-        return [merged[i] for i in order], [scores[i] for i in order]
+    def union(self, question: str, record: dict) -> Ranked:
+        """Everything the first hop and the sub-question searches found, ranked against the
+        question by rerank.judge_union (hop_read=union)."""
+        searches = [self.search(q) for q in sub_searches(record)]
+        return result_of(judge_union(self.ctx, question, self.ranked(question), searches))
 
     def first_and_parts(self, question: str, record: dict, first: int | None = FIRST_HOP_CARRIED) -> list:
         """The first hop's top `first` kept passages (None: all it kept), then each sub-question's
         new top ones (hop_read=first)."""
-        _, kept = self.ranked(question)
         carried: list = []
         for query in sub_searches(record):
-            carried = add_new(carried, self.ranked(query)[1][:SUB_PASSAGES], CARRIED)
-        return add_new(list(kept[:first]), carried)
+            carried = add_new(carried, self.ranked(query).kept[:SUB_PASSAGES], CARRIED)
+        return add_new(list(self.ranked(question).kept[:first]), carried)
 
     def passages(self, question: str, record: dict, hop_read: str = "union"):
         """(keys of every pool searched, keys of the passages the final answer read)."""
-        pool, kept = self.ranked(question)
-        searched = {key_of_path(p.path) for p in pool}
+        ranked = self.ranked(question)
+        searched = {key_of_path(p.path) for p in ranked.pool}
         if not record["resolved_by"].startswith("multi-hop"):
-            return searched, {key_of_path(p.path) for p in kept}
-        for query in sub_searches(record):  # each search's merged pool (no selector needed)
-            searched |= {key_of_path(p.path) for p in self.expanded(query)[1][0]}
-        read = self.union(question, record)[0][:UNION_READ] if hop_read == "union" else \
+            return searched, {key_of_path(p.path) for p in ranked.kept}
+        for query in sub_searches(record):  # each sub-question's pool, with its expansion searches
+            searched |= {key_of_path(p.path) for p in self.ranked(query).pool}
+        read = self.union(question, record).pool[:UNION_READ] if hop_read == "union" else \
             self.first_and_parts(question, record)
         return searched, {key_of_path(p.path) for p in read}
 
@@ -113,9 +109,9 @@ class Replay:
         """For a question that took the hop: is all the support found by the first search alone,
         with the selector's expansion searches (no reader call), with the reader's sub-question
         searches, with both; and among the passages the final answer read."""
-        pool, (merged, _) = self.expanded(question)
-        first, expanded = {key_of_path(p.path) for p in pool}, {key_of_path(p.path) for p in merged}
-        subs = first | {key_of_path(p.path) for query in sub_searches(record) for p in self.expanded(query)[0]}
+        first = {key_of_path(p.path) for p in self.search(question)}
+        expanded = {key_of_path(p.path) for p in self.ranked(question).pool}
+        subs = first | {key_of_path(p.path) for query in sub_searches(record) for p in self.search(query)}
         _, read = self.passages(question, record, hop_read)
         return {"first search": support <= first, "+ expansion searches": support <= expanded,
                 "+ sub-question searches": support <= subs, "+ both": support <= expanded | subs,

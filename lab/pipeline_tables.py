@@ -1,8 +1,8 @@
 """Print EVALUATION.md's default-pipeline tables from committed results, without running a model.
 
-    .venv/bin/python scripts/pipeline_tables.py DATASET --first 100 --exclude RESERVED \
-        --row rag@10=eval-results/musique_k10/rag__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
-        --row default=eval-results/musique_default/default__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
+    .venv/bin/python lab/pipeline_tables.py DATASET --first 100 --exclude RESERVED \
+        --row rag@10=lab/results/musique_k10/rag__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
+        --row default=lab/results/musique_default/default__qwen2.5-coder-1.5b-instruct-q4_k_m.jsonl \
         --against rag@10 --pipeline default --rerank rag:rerank
 
 Each --row is LABEL=RESULTS.jsonl; only the first N questions of DATASET less those of the
@@ -73,6 +73,15 @@ def row(label: str, records: list[dict], baseline: dict[str, dict] | None, measu
     return "| " + " | ".join(cells) + " |"
 
 
+def label_and_path(item: str) -> tuple[str, Path]:
+    """--row LABEL=RESULTS.jsonl, where both may hold "=" (default:relevance=false=.../default_relevance=false...):
+    split at the first "=" that a results file follows."""
+    for i, char in enumerate(item):
+        if char == "=" and Path(item[i + 1:]).is_file():
+            return item[:i], Path(item[i + 1:])
+    raise AssistantError(f"--row {item!r}: write LABEL=RESULTS.jsonl, naming a results file that exists")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
@@ -91,8 +100,8 @@ def main() -> None:
     ids = [e.id for e in examples]
     rows: dict[str, dict[str, dict]] = {}
     for item in args.row:
-        label, _, path = item.partition("=")
-        records = ResultsFile(Path(path)).records
+        label, path = label_and_path(item)
+        records = ResultsFile(path).records
         rows[label] = {i: records[i] for i in ids if i in records}
     baseline = rows.get(args.against)
     print(f"{len(ids)} questions\n")
