@@ -1,10 +1,11 @@
 """The errors of the index store that reach the user, as one line each: the index is missing,
 from another embedding model, damaged (what is wrong, and how to rebuild it), or the disk is
 full. LanceDB raises plain OSError / RuntimeError / ValueError whose text holds Rust source
-paths; `translate` turns those into these."""
+paths; `translate` turns those into these, `guarded` does so for a store method."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 from pathlib import Path
@@ -71,3 +72,12 @@ def translate(exc: BaseException, path: Path) -> BaseException:
     if isinstance(exc, (OSError, RuntimeError, ValueError, pa.ArrowException)):
         return IndexDamaged(path, _damage(exc, path))
     return exc
+
+
+def guarded(method):
+    """Storage failures inside the store's `method` become one-line errors (its `errors()`)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.errors():
+            return method(self, *args, **kwargs)
+    return wrapper

@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-import index_builder.store as store_module
+import index_builder.store_upkeep as store_module
 from assistant.retriever import HybridRetriever
 from index_builder.chunking import Chunk
 from index_builder.documents import Document
