@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from models.errors import AssistantError
+from models.errors import Cancelled
 
 from .chunking import Chunk, bounded_heading
 from .documents import Document, passage_id
@@ -14,13 +14,6 @@ from .store import DocumentRecord, IndexStore
 
 EMBED_BATCH_PASSAGES = 256
 STAGING_SUFFIX = "~new"  # doc id suffix of a replacing large document's passages until it is complete
-
-
-class Cancelled(AssistantError):
-    """should_stop() said stop: everything up to the last committed batch is kept."""
-
-    def __init__(self, message: str = "indexing cancelled; run the same command again to resume"):
-        super().__init__(message)
 
 
 @dataclass

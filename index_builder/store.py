@@ -23,8 +23,10 @@ import time
 import weakref
 from pathlib import Path
 
+from models.errors import IndexDamaged, IndexPathError, IndexUnusable, NoIndex
+
 from . import lock
-from .store_errors import DiskFull, IndexDamaged, IndexError_, NoIndex, guarded, translate
+from .store_errors import guarded, translate
 from .store_rows import DocumentRows
 from .store_sources import SourceLifecycle
 from .store_status import StatusReport
@@ -34,10 +36,9 @@ from .store_upkeep import (CLEANUP_AFTER_MINUTES, REBUILD_GROWTH, ROWS_PER_PARTI
                            VECTOR_INDEX_MIN_ROWS, IndexUpkeep, build_vector_index)
 
 # Re-exported: importers of index_builder.store keep finding these here.
-__all__ = ["DiskFull", "IndexDamaged", "IndexError_", "IndexStore", "DocumentRecord", "NoIndex",
-           "DOCUMENTS", "DOCUMENTS_SCHEMA", "META_FILE", "PASSAGES", "legacy_model_id", "passages_schema",
-           "CLEANUP_AFTER_MINUTES", "REBUILD_GROWTH", "ROWS_PER_PARTITION", "VECTOR_INDEX_MIN_ROWS",
-           "build_vector_index"]
+__all__ = ["IndexStore", "DocumentRecord", "DOCUMENTS", "DOCUMENTS_SCHEMA", "META_FILE", "PASSAGES",
+           "legacy_model_id", "passages_schema", "CLEANUP_AFTER_MINUTES", "REBUILD_GROWTH",
+           "ROWS_PER_PARTITION", "VECTOR_INDEX_MIN_ROWS", "build_vector_index"]
 
 # LanceDB's Rust side logs warnings to stderr (e.g. about a damaged full-text index) around the
 # one-line errors this module gives; errors reach the user through those instead.
@@ -59,7 +60,7 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
         """Open an existing index for reading; a clear error when there is none or it is damaged."""
         path = Path(path)
         if path.exists() and not path.is_dir():
-            raise IndexError_(lock.not_a_folder(path))
+            raise IndexPathError(lock.not_a_folder(path))
         if not (path / META_FILE).is_file():
             raise NoIndex(f"no index at {path}; build one with `assistant index add FOLDER`")
         meta = read_meta(path)
@@ -112,7 +113,7 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
                 self.meta["embedding_model"] = embedding_model  # recorded on this store's next write
                 self._model_id_upgrade = embedding_model
                 return
-            raise IndexError_(
+            raise IndexUnusable(
                 f"index {self.path} was built with embedding model {recorded}, not {embedding_model}; "
                 "use the same model or build a new index with --index"
             )

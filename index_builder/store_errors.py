@@ -1,7 +1,7 @@
-"""The errors of the index store that reach the user, as one line each: the index is missing,
-from another embedding model, damaged (what is wrong, and how to rebuild it), or the disk is
-full. LanceDB raises plain OSError / RuntimeError / ValueError whose text holds Rust source
-paths; `translate` turns those into these, `guarded` does so for a store method."""
+"""LanceDB's failures turned into the index errors of models.errors, one line each: damaged
+(what is wrong, and how to rebuild it) or the disk is full. LanceDB raises plain OSError /
+RuntimeError / ValueError whose text holds Rust source paths; `translate` turns those into
+IndexDamaged / DiskFull, `guarded` does so for a store method."""
 from __future__ import annotations
 
 import errno
@@ -12,30 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from models.errors import AssistantError, IndexUnusable, NoIndexError
-
-
-class IndexError_(IndexUnusable):
-    """The index is missing, from another embedding model, or damaged."""
-
-
-class NoIndex(IndexError_, NoIndexError):
-    """No index at the path yet: what to build is said with it."""
-
-
-class IndexDamaged(IndexError_):
-    """A table or file of the index is missing or unreadable."""
-
-    def __init__(self, path: Path, what: str):
-        super().__init__(f"the index at {path} is damaged ({what}): rebuild it with `assistant index add ...` "
-                         f"into a new --index, or delete {path}")
-
-
-class DiskFull(IndexError_):
-    def __init__(self, path: Path):
-        super().__init__(f"disk full while writing the index at {path}; free space and run the same command "
-                         "again: nothing committed was lost")
-
+from models.errors import AssistantError, DiskFull, IndexDamaged
 
 _RUST_LOCATION = re.compile(r",?\s*/\S+\.rs:\d+:\d+")
 

@@ -9,7 +9,7 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from .store_errors import IndexDamaged
+from models.errors import IndexDamaged
 
 PASSAGES = "passages"
 DOCUMENTS = "documents"

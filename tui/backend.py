@@ -105,7 +105,7 @@ class Backend:
         """Index a folder, a Wikipedia dump or a passage file (again); returns the summary line.
 
         Which one is decided by the path, as `assistant index add/wikipedia/passages` would;
-        cancelled (index_builder.pipeline.Cancelled) when should_stop says so.
+        cancelled (models.errors.Cancelled) when should_stop says so.
         """
         return service.add_source(settings, path, on_progress=on_progress, should_stop=should_stop,
                                   embedder_factory=self.embedder_factory).line()
