@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from index_builder.names import safe_name
+from index_builder.progress import ProgressCallback, StopCheck  # declared once; front ends take them from here
 from models.config import Settings
 from models.errors import AssistantError
 
@@ -21,8 +22,6 @@ from .events import Event
 from .strategies import Strategy, make_strategy
 
 EmbedderFactory = Callable[[Settings], object]
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
 ContextFactory = Callable[[Settings, Strategy], RunContext]
 
 

@@ -17,9 +17,7 @@ from models.config import Settings, load_settings
 from assistant import service
 from assistant.context import RunContext
 from assistant.events import Event
-
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
+from assistant.service import ProgressCallback, StopCheck
 
 
 @dataclass
