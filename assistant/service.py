@@ -10,16 +10,22 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
+# Front ends take these from here, not from index_builder: names escaped for display, the
+# suffixes of passage files, and the types of progress reports and stop checks.
 from index_builder.names import safe_name
-from index_builder.progress import ProgressCallback, StopCheck  # declared once; front ends take them from here
+from index_builder.progress import Progress, ProgressCallback, StopCheck  # noqa: F401
+from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401
 from models.config import Settings
 from models.errors import AssistantError
 
 from .context import RunContext
 from .events import Event
 from .strategies import Strategy, make_strategy
+
+if TYPE_CHECKING:  # the store's modules load pyarrow: not at import time
+    from index_builder.store_status import IndexStatus, SourceStatus
 
 EmbedderFactory = Callable[[Settings], object]
 ContextFactory = Callable[[Settings, Strategy], RunContext]
@@ -181,7 +187,7 @@ def index_exists(settings: Settings) -> bool:
     return (settings.index_path / META_FILE).is_file()
 
 
-def status(settings: Settings) -> dict:
+def status(settings: Settings) -> IndexStatus:
     """Sources, documents, passages, size, embedding model and last update (IndexStore.status);
     a NoIndex when there is none."""
     from index_builder.store import IndexStore
@@ -215,11 +221,10 @@ def _source_named(store, given: str) -> str | None:
     return next((name for name in candidates if store.has_source(name)), None)
 
 
-def rebuild_command(name: str, source: dict) -> str:
+def rebuild_command(source: SourceStatus) -> str:
     """The command that (re)builds a source, from its kind."""
-    kind = source.get("kind")
-    if kind == "dataset":
-        return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
-    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    cluster = " --cluster ADDRESS" if source.get("cluster") else ""  # begun on a Ray cluster
-    return f"assistant index {command} {safe_name(name)}{cluster}"
+    if source.kind == "dataset":
+        return f"assistant index dataset {safe_name(source.file or source.name.removeprefix('dataset:'))}"
+    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(source.kind, "add")
+    cluster = " --cluster ADDRESS" if source.cluster else ""  # begun on a Ray cluster
+    return f"assistant index {command} {safe_name(source.name)}{cluster}"

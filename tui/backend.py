@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401  (index_screen's)
 from models.config import Settings, load_settings
 
 from assistant import service
@@ -92,10 +91,9 @@ class Backend:
         if not service.index_exists(settings):
             return IndexInfo(path=settings.index_path, exists=False)
         info = service.status(settings)
-        sources = [SourceInfo(name, source.get("kind", "") + (" (incomplete)" if source.get("incomplete") else ""),
-                              source["documents"], source["passages"])
-                   for name, source in info["sources"].items()]
-        return IndexInfo(path=settings.index_path, exists=True, embedding_model=info["embedding_model"] or "",
+        sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else ""),
+                              source.documents, source.passages) for source in info.sources]
+        return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
 
     def add_source(self, settings: Settings, path: Path, on_progress: ProgressCallback | None = None,

@@ -17,7 +17,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, ProgressBa
 
 from models.errors import AssistantError
 
-from .backend import PASSAGE_FILE_SUFFIXES
+from assistant.service import PASSAGE_FILE_SUFFIXES
+
 from .progress_view import ProgressView
 
 ADDABLE_FILES = (".xml", ".xml.bz2", *PASSAGE_FILE_SUFFIXES)  # dumps and passage files
