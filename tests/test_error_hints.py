@@ -52,4 +52,4 @@ def test_user_facing_errors_are_declared_only_in_models_errors():
                     if bases & (family | builtin_errors):
                         found.append(f"{path.relative_to(root)}: {node.name}")
     assert found == []
-    assert not family & builtin_errors  # no builtin shadowed (IndexError_ was one, nearly)
+    assert not family & builtin_errors  # no builtin name shadowed
