@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
+# Front ends take these from here, not from index_builder: names escaped for display, the
+# suffixes of passage files, and the types of progress reports and stop checks.
 from index_builder.names import safe_name
+from index_builder.progress import Progress, ProgressCallback, StopCheck  # noqa: F401
+from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401
 from models.config import Settings
 from models.errors import AssistantError
 
@@ -20,9 +24,10 @@ from .context import RunContext
 from .events import Event
 from .strategies import Strategy, make_strategy
 
+if TYPE_CHECKING:  # the store's modules load pyarrow: not at import time
+    from index_builder.store_status import IndexStatus, SourceStatus
+
 EmbedderFactory = Callable[[Settings], object]
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
 ContextFactory = Callable[[Settings, Strategy], RunContext]
 
 
@@ -142,7 +147,7 @@ def add_source(settings: Settings, path: Path, kind: str | None = None,
                on_progress: ProgressCallback | None = None, should_stop: StopCheck | None = None,
                embedder_factory: EmbedderFactory | None = None, **options):
     """Index a folder, a Wikipedia dump or a passage file (again); returns its summary. Stops
-    (resumably, index_builder.pipeline.Cancelled) when should_stop says so."""
+    (resumably, models.errors.Cancelled) when should_stop says so."""
     kind, path = check_source(kind, path, **options)
     with writing(settings, embedder_factory) as writer:
         return writer.add(kind, path, on_progress=on_progress, should_stop=should_stop, **options)
@@ -158,7 +163,7 @@ def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback
 
 
 def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None = None):
-    """Hybrid search over the index (NoIndexError when there is none), for tools that search
+    """Hybrid search over the index (NoIndex when there is none), for tools that search
     without a strategy (judge distillation)."""
     from index_builder.store import IndexStore
 
@@ -169,7 +174,7 @@ def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None 
 
 
 def check_index(path: Path) -> Path:
-    """An existing index folder, resolved; NoIndexError (or IndexDamaged) when it is not one."""
+    """An existing index folder, resolved; NoIndex (or IndexDamaged) when it is not one."""
     from index_builder.store import IndexStore
 
     IndexStore.open(Path(path))
@@ -182,9 +187,9 @@ def index_exists(settings: Settings) -> bool:
     return (settings.index_path / META_FILE).is_file()
 
 
-def status(settings: Settings) -> dict:
+def status(settings: Settings) -> IndexStatus:
     """Sources, documents, passages, size, embedding model and last update (IndexStore.status);
-    a NoIndexError when there is none."""
+    a NoIndex when there is none."""
     from index_builder.store import IndexStore
 
     return IndexStore.open(settings.index_path).status()
@@ -216,11 +221,10 @@ def _source_named(store, given: str) -> str | None:
     return next((name for name in candidates if store.has_source(name)), None)
 
 
-def rebuild_command(name: str, source: dict) -> str:
+def rebuild_command(source: SourceStatus) -> str:
     """The command that (re)builds a source, from its kind."""
-    kind = source.get("kind")
-    if kind == "dataset":
-        return f"assistant index dataset {safe_name(str(source.get('file') or name.removeprefix('dataset:')))}"
-    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(kind, "add")
-    cluster = " --cluster ADDRESS" if source.get("cluster") else ""  # begun on a Ray cluster
-    return f"assistant index {command} {safe_name(name)}{cluster}"
+    if source.kind == "dataset":
+        return f"assistant index dataset {safe_name(source.file or source.name.removeprefix('dataset:'))}"
+    command = {"wikipedia": "wikipedia", "passages": "passages"}.get(source.kind, "add")
+    cluster = " --cluster ADDRESS" if source.cluster else ""  # begun on a Ray cluster
+    return f"assistant index {command} {safe_name(source.name)}{cluster}"

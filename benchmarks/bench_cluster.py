@@ -70,7 +70,7 @@ def single(dump: Path, make, work: Path) -> dict:
         start = time.perf_counter()
         summary = index_wikipedia(store, embedder, dump)
         seconds = time.perf_counter() - start
-        disk = store.status()["disk_bytes"]
+        disk = store.status().disk_bytes
     return {"passages": summary.passages, "seconds": seconds, "disk": disk}
 
 
@@ -79,7 +79,7 @@ def cluster(dump: Path, make, work: Path, workers: int, piece: int, model) -> di
         start = time.perf_counter()
         summary = build_on_cluster(store, wikipedia_parts(dump, xml_bytes=piece), make, "local", workers=workers)
         seconds = time.perf_counter() - start
-        disk = store.status()["disk_bytes"]
+        disk = store.status().disk_bytes
     return {"passages": summary.passages, "seconds": seconds, "shards": summary.shards, "disk": disk,
             "busy": summary.passages / max(summary.worker_seconds, 1e-9),
             "peak": max(summary.peak_rss_mb.values(), default=0.0), "peaks": summary.peak_rss_mb}

@@ -65,7 +65,8 @@ def test_a_front_end_opening_the_store_itself_is_caught(tmp_path):
         "index_builder/names.py": "",
         "tui/backend.py": "from index_builder.names import x\n\ndef info():\n    from index_builder.store import IndexStore\n",
     })
-    assert service_bypasses(import_graph(root)) == ["tui.backend -> index_builder.store"]
+    assert service_bypasses(import_graph(root)) == ["tui.backend -> index_builder.names",
+                                                    "tui.backend -> index_builder.store"]
 
 
 def test_inside_the_core_imports_point_down_too():
@@ -136,3 +137,24 @@ def test_a_circle_among_lab_scripts_or_test_helpers_is_caught(tmp_path):
     assert import_circles(import_graph(root)) == [["benchmarks.bench_a", "benchmarks.bench_b"],
                                                   ["lab.hostile.hostile_cases", "lab.hostile.sweep"],
                                                   ["tests.helpers.one", "tests.helpers.two"]]
+
+
+def test_a_front_end_using_any_of_index_builder_or_judge_training_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "index_builder/sources.py": "",
+        "index_builder/cluster/__init__.py": "",
+        "index_builder/cluster/commands.py": "",
+        "assistant/service.py": "from index_builder.sources import S\n",  # the core may
+        "assistant/judge_service.py": "from .judge_training import export\n",
+        "assistant/judge_training/__init__.py": "",
+        "assistant/judge_training/export.py": "",
+        "assistant/judge_trainingless.py": "",  # a name that only starts the same
+        "assistant/cli/__init__.py": "",
+        "assistant/cli/models.py": ("from .. import judge_service, judge_trainingless, service\n\n"
+                                    "def export():\n    from ..judge_training.export import export_judge\n"),
+        "assistant/cli/index.py": "import index_builder.cluster.commands\n",
+        "tui/index_screen.py": "from index_builder import sources\n",
+    })
+    assert service_bypasses(import_graph(root)) == [
+        "assistant.cli.index -> index_builder.cluster.commands", "assistant.cli.models -> assistant.judge_training.export",
+        "tui.index_screen -> index_builder", "tui.index_screen -> index_builder.sources"]

@@ -74,8 +74,8 @@ def test_enwiki_on_two_workers_gives_the_single_machine_rows(cluster, enwiki_sin
     assert summary.workers == 2 and summary.shards >= 5
     assert rows(tmp_path / "index") == enwiki_single and len(enwiki_single) > 4000
     status = IndexStore.open(tmp_path / "index").status()
-    (info,) = status["sources"].values()
-    assert not info.get("incomplete") and info["passages"] == len(enwiki_single)
+    (info,) = status.sources
+    assert not info.incomplete and info.passages == len(enwiki_single)
     assert summary.skipped.get("redirects", 0) >= 1
     again = on_cluster(tmp_path / "index", wikipedia_parts(ENWIKI, xml_bytes=1 << 20))
     assert again.shards == 0 and again.passages == 0 and "nothing to do" in again.line()
@@ -199,8 +199,8 @@ def test_multistream_numbered_files_and_passage_files_match_the_single_machine(c
     summary = on_cluster(tmp_path / "cluster", parts)
     assert rows(tmp_path / "cluster") == rows(single)
     assert any("duplicate ids" in note for note in summary.notes)
-    sources = IndexStore.open(tmp_path / "cluster").status()["sources"]
-    assert len(sources) == 4 and not any(s.get("incomplete") for s in sources.values())
+    sources = IndexStore.open(tmp_path / "cluster").status().sources
+    assert len(sources) == 4 and not any(s.incomplete for s in sources)
 
 
 def test_bad_requests_are_one_line(tmp_path, monkeypatch):

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from index_builder.folder import index_folder
-from index_builder.pipeline import Cancelled
 from index_builder.store import IndexStore
+from models.errors import Cancelled
 
 from helpers.hash_embedder import HashEmbedder, ids, write
 

@@ -18,9 +18,10 @@ from assistant.evaluation.corpus import build_dataset_corpus
 from index_builder.documents import Document
 from index_builder.folder import index_folder
 from index_builder.pipeline import passage_row
-from index_builder.store import DiskFull, DocumentRecord, IndexStore
+from index_builder.store import DocumentRecord, IndexStore
 from index_builder.wikipedia import index_wikipedia
 from helpers.hash_embedder import HashEmbedder
+from models.errors import DiskFull
 
 TINYWIKI = Path(__file__).resolve().parents[2] / "shared" / "data" / "mediawiki_xml" / \
     "tinywiki-latest-pages-articles.xml"

@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 from index_builder import lock, pipeline
 from index_builder.documents import document_id, passage_id
 from index_builder.folder import index_folder
-from index_builder.pipeline import Cancelled
-from index_builder.store import DiskFull, IndexDamaged, IndexError_, IndexStore
+from index_builder.store import IndexStore
+from models.errors import Cancelled, DiskFull, IndexBusy, IndexDamaged, IndexPathError, IndexUnusable
 
 REPO = Path(__file__).resolve().parents[1]
 DAMAGED = re.compile(r"^the index at \S+ is damaged \(.+\): rebuild it with `assistant index add \.\.\.` "
@@ -156,7 +156,7 @@ def test_a_second_writer_waits_for_a_short_hold_and_a_killed_holder_blocks_nothi
          str(REPO), str(index), "60"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(lock.IndexBusy, match=rf"being written by pid {holder.pid} \("):
+        with pytest.raises(IndexBusy, match=rf"being written by pid {holder.pid} \("):
             lock.acquire(index, wait=0.3)
         holder.send_signal(signal.SIGKILL)  # no release: the system drops the lock with the process
         holder.wait(timeout=10)
@@ -217,6 +217,10 @@ def test_an_interrupted_build_is_listed_incomplete_removable_and_seen_by_the_app
     assert "sources:         1" in shown.output
     assert (f"{folder.resolve()}  ({kept} documents, {kept} passages)  (incomplete: run "
             f"`assistant index add {folder.resolve()}` again to finish)") in shown.output
+    as_json = json.loads(run_cli("index", "status", "--json", "--index", str(index)).output)
+    source = as_json["sources"][str(folder.resolve())]
+    assert (source["kind"], source["documents"], source["incomplete"]) == ("folder", kept, True)
+    assert as_json["passages"] == kept and as_json["vector_index"] is False
 
     from models.config import load_settings
     from tui.backend import Backend
@@ -237,10 +241,11 @@ def test_a_finished_rerun_makes_the_source_complete(tmp_path, env, small_batches
     with IndexStore.open_or_create(index, HashEmbedder.model_id, HashEmbedder.dim) as store:
         with pytest.raises(Cancelled):
             index_folder(store, HashEmbedder(), folder, should_stop=after_first_batch(store))
-    assert IndexStore.open(index).status()["sources"][str(folder.resolve())]["incomplete"] is True
+    assert IndexStore.open(index).status().source(str(folder.resolve())).incomplete is True
     build(index, folder)
     status = IndexStore.open(index).status()
-    assert "incomplete" not in status["sources"][str(folder.resolve())]
+    assert status.source(str(folder.resolve())).incomplete is False
+    assert "incomplete" not in status.source(str(folder.resolve())).recorded
     assert passage_ids(index) == clean_ids(folder)
     assert "incomplete" not in run_cli("index", "status", "--index", str(index)).output
 
@@ -255,7 +260,7 @@ def test_kill_9_mid_build_lists_the_source_and_a_rerun_equals_a_clean_build(tmp_
         try:
             if IndexStore.open(index).documents.count_rows() > 0:
                 break
-        except IndexError_:
+        except IndexUnusable:
             pass  # not created yet
         time.sleep(0.05)
     child.send_signal(signal.SIGKILL)
@@ -263,14 +268,14 @@ def test_kill_9_mid_build_lists_the_source_and_a_rerun_equals_a_clean_build(tmp_
     after_kill = passage_ids(index)
     assert 0 < len(after_kill) < 30
 
-    status = IndexStore.open(index).status()["sources"]
-    assert status[str(folder.resolve())]["incomplete"] is True  # not "sources: 0"
+    status = IndexStore.open(index).status()
+    assert status.source(str(folder.resolve())).incomplete is True  # not "sources: 0"
 
     rerun = cli(tmp_path, *args, env=env)
     out, err = rerun.communicate(timeout=120)
     assert rerun.returncode == 0, err
     assert passage_ids(index) == clean_ids(folder)  # nothing lost, nothing twice
-    assert "incomplete" not in IndexStore.open(index).status()["sources"][str(folder.resolve())]
+    assert not IndexStore.open(index).status().source(str(folder.resolve())).incomplete
 
 
 # -- a damaged or misplaced index is one line ------------------------------------------------
@@ -325,7 +330,7 @@ def test_index_pointing_at_a_file_is_one_line(tmp_path, env, monkeypatch):
         result = run_cli(*args, "--index", str(not_index))
         assert one_line_error(result) == (f"the index at {not_index} is a file, not an index folder; "
                                           "give --index a folder (a new one is created)"), args
-    with pytest.raises(IndexError_, match="is a file, not an index folder"):  # what `ask` opens
+    with pytest.raises(IndexPathError, match="is a file, not an index folder"):  # what `ask` opens
         IndexStore.open(not_index)
     assert not_index.read_text(encoding="utf-8") == "hello"
 
@@ -383,7 +388,7 @@ def test_status_names_the_bundled_embedding_model_and_old_ids_still_match(tmp_pa
     old = tmp_path / "old"  # built before ids named the package folder
     IndexStore.open_or_create(old, "model:384", 384).close()
     IndexStore.open_or_create(old, f"{name}:384", 384).check_embedding_model(f"{name}:384")
-    with pytest.raises(IndexError_, match="built with embedding model model:384"):
+    with pytest.raises(IndexUnusable, match="built with embedding model model:384"):
         IndexStore.open_or_create(old, "other:384", 384)
     meta = json.loads((old / "assistant-index.json").read_text(encoding="utf-8"))
     assert meta["embedding_model"] == "model:384"  # a reader changes nothing on disk
@@ -422,3 +427,23 @@ def test_interrupted_dumps_and_passage_files_are_listed_incomplete(tmp_path, env
         indexer(store, HashEmbedder(), file)
     assert "incomplete" not in run_cli("index", "status", "--index", str(index)).output
     assert len(passage_ids(index)) == 6
+
+
+def test_the_rebuild_command_of_an_incomplete_source_comes_from_its_typed_status():
+    import dataclasses
+
+    from assistant.service import rebuild_command
+    from index_builder.store_status import SourceStatus
+
+    def source(name, kind, **extra):
+        return SourceStatus(name, kind, 1, 2, incomplete=True, **extra)
+
+    assert rebuild_command(source("/w/enwiki.xml.bz2", "wikipedia", cluster=True)) == \
+        "assistant index wikipedia /w/enwiki.xml.bz2 --cluster ADDRESS"
+    assert rebuild_command(source("/p.tsv", "passages")) == "assistant index passages /p.tsv"
+    assert rebuild_command(source("dataset:hotpot", "dataset", file="data/hotpot.jsonl")) == \
+        "assistant index dataset data/hotpot.jsonl"
+    assert rebuild_command(source("dataset:hotpot", "dataset")) == "assistant index dataset hotpot"
+    assert rebuild_command(source("/docs", "")) == "assistant index add /docs"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        source("/docs", "folder").passages = 3  # a status is a snapshot, not a handle on the index

@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401  (index_screen's)
 from models.config import Settings, load_settings
 
 from assistant import service
 from assistant.context import RunContext
 from assistant.events import Event
-
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
+from assistant.service import ProgressCallback, StopCheck
 
 
 @dataclass
@@ -94,10 +91,9 @@ class Backend:
         if not service.index_exists(settings):
             return IndexInfo(path=settings.index_path, exists=False)
         info = service.status(settings)
-        sources = [SourceInfo(name, source.get("kind", "") + (" (incomplete)" if source.get("incomplete") else ""),
-                              source["documents"], source["passages"])
-                   for name, source in info["sources"].items()]
-        return IndexInfo(path=settings.index_path, exists=True, embedding_model=info["embedding_model"] or "",
+        sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else ""),
+                              source.documents, source.passages) for source in info.sources]
+        return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
 
     def add_source(self, settings: Settings, path: Path, on_progress: ProgressCallback | None = None,
@@ -105,7 +101,7 @@ class Backend:
         """Index a folder, a Wikipedia dump or a passage file (again); returns the summary line.
 
         Which one is decided by the path, as `assistant index add/wikipedia/passages` would;
-        cancelled (index_builder.pipeline.Cancelled) when should_stop says so.
+        cancelled (models.errors.Cancelled) when should_stop says so.
         """
         return service.add_source(settings, path, on_progress=on_progress, should_stop=should_stop,
                                   embedder_factory=self.embedder_factory).line()

@@ -17,7 +17,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, ProgressBa
 
 from models.errors import AssistantError
 
-from .backend import PASSAGE_FILE_SUFFIXES
+from assistant.service import PASSAGE_FILE_SUFFIXES
+
 from .progress_view import ProgressView
 
 ADDABLE_FILES = (".xml", ".xml.bz2", *PASSAGE_FILE_SUFFIXES)  # dumps and passage files
@@ -245,7 +246,7 @@ class IndexScreen(Screen):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def index_worker(self, folder: Path, stop: threading.Event) -> None:
-        from index_builder.pipeline import Cancelled
+        from models.errors import Cancelled
 
         def on_progress(progress) -> None:
             if self._live is None:  # from now on the poll timer reads it; the pipeline reports seldom

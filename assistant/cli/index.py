@@ -11,9 +11,8 @@ from typing import Optional
 
 import typer
 
-from index_builder.names import safe_name
-
 from .. import service
+from ..service import safe_name
 from ..sizes import human_size
 from .progress import progress_bar
 
@@ -203,23 +202,22 @@ def status(
     """
     info = service.status(_settings(index))
     if as_json:
-        typer.echo(json.dumps(info, indent=1))
+        typer.echo(json.dumps(info.as_dict(), indent=1))
         return
-    updated = (datetime.fromtimestamp(info["updated"]).strftime("%Y-%m-%d %H:%M")
-               if info.get("updated") else "never")
-    typer.echo(f"index:           {safe_name(info['path'])}")
-    typer.echo(f"embedding model: {_model_text(info['embedding_model'])}")
-    typer.echo(f"documents:       {info['documents']}")
-    typer.echo(f"passages:        {info['passages']}"
-               + ("  (vector index built)" if info["vector_index"] else "  (exact vector search)"))
-    typer.echo(f"disk size:       {human_size(info['disk_bytes'])}")
+    updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M") if info.updated else "never"
+    typer.echo(f"index:           {safe_name(info.path)}")
+    typer.echo(f"embedding model: {_model_text(info.embedding_model)}")
+    typer.echo(f"documents:       {info.documents}")
+    typer.echo(f"passages:        {info.passages}"
+               + ("  (vector index built)" if info.vector_index else "  (exact vector search)"))
+    typer.echo(f"disk size:       {human_size(info.disk_bytes)}")
     typer.echo(f"last update:     {updated}")
-    typer.echo(f"sources:         {len(info['sources'])}")
-    for name, source in info["sources"].items():
-        line = (f"  {source.get('kind', '?'):10} {safe_name(name)}  ({source['documents']} documents, "
-                f"{source['passages']} passages)")
-        if source.get("incomplete"):
-            line += f"  (incomplete: run `{service.rebuild_command(name, source)}` again to finish)"
+    typer.echo(f"sources:         {len(info.sources)}")
+    for source in info.sources:
+        line = (f"  {source.kind or '?':10} {safe_name(source.name)}  ({source.documents} documents, "
+                f"{source.passages} passages)")
+        if source.incomplete:
+            line += f"  (incomplete: run `{service.rebuild_command(source)}` again to finish)"
         typer.echo(line)
 
 

@@ -27,32 +27,22 @@ def distill(
 
     Example: assistant judge distill musique_train.json --out judge-data.jsonl --limit 200
     """
-    from models import registry
     from models.config import load_settings
-    from models.judge_reader import ReaderJudge
 
+    from .. import judge_service
     from ..evaluation.datasets import load_dataset
-    from ..judge_training.data import write_examples
-    from ..judge_training.distill import Distiller
 
     settings = load_settings(index=index, reader=reader, k=k)
     questions = load_dataset(dataset, limit)
     retriever = _retriever_if_needed(settings, questions)
-    model = registry.get_reader(settings)
-    distiller = Distiller(model, ReaderJudge(model), retriever, k=settings.k,
-                          max_answer_tokens=settings.max_answer_tokens)
-    partial = out.with_name(out.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8") as fh:
-            written = write_examples(_with_progress(distiller.examples(questions), distiller, len(questions)), fh)
-    except OSError as exc:
-        from models.errors import AssistantError
 
-        raise AssistantError(f"cannot write {out}: {exc.strerror}") from None
-    partial.replace(out)
+    def progress(done: int) -> None:
+        typer.echo(f"\r  question {done}/{len(questions)}", nl=False, err=True)
+
+    written, counts = judge_service.distill_examples(settings, questions, out, retriever, on_question=progress)
+    typer.echo("", err=True)
     typer.echo(f"{written} examples from {len(questions)} questions -> {out}", err=False)
-    typer.echo("  " + ", ".join(f"{key} {value}" for key, value in sorted(distiller.counts.items())
-                                if key != "questions"))
+    typer.echo("  " + ", ".join(f"{key} {value}" for key, value in sorted(counts.items()) if key != "questions"))
 
 
 def _retriever_if_needed(settings, questions):
@@ -66,16 +56,6 @@ def _retriever_if_needed(settings, questions):
     from .. import service
 
     return service.open_retriever(settings)
-
-
-def _with_progress(examples, distiller, total: int):
-    done = 0
-    for example in examples:
-        if distiller.counts["questions"] != done:
-            done = distiller.counts["questions"]
-            typer.echo(f"\r  question {done}/{total}", nl=False, err=True)
-        yield example
-    typer.echo("", err=True)
 
 
 @judge_app.command("train")
@@ -96,18 +76,19 @@ def train(
     Example: assistant judge train judge-data.jsonl --base ~/models/flan-t5-large --int8
     """
     from models.config import load_settings
+    from models.user_config import use_t5_judge
 
-    from ..judge_training.export import default_out, register
-    from ..judge_training.pipeline import train_judge
+    from .. import judge_service
 
-    settings = load_settings(config_may_be_missing=use)  # `register` may create the config file
-    out = out or default_out(settings.data_dir, Path(str(base).rstrip("/") + "-judge"), int8)
+    settings = load_settings(config_may_be_missing=use)  # `use_t5_judge` may create the config file
+    out = out or judge_service.default_judge_folder(settings.data_dir, Path(str(base).rstrip("/") + "-judge"), int8)
 
     def progress(step: int, total: int, loss: float) -> None:
         typer.echo(f"\r  step {step}/{total}  loss {loss:.4f}", nl=False, err=True)
 
-    folder, report, calibration = train_judge(data, base, out, epochs=epochs, lr=lr, batch_size=batch_size,
-                                              int8=int8, save_checkpoint=save_checkpoint, on_step=progress)
+    folder, report, calibration = judge_service.train_t5_judge(
+        data, base, out, on_step=progress, epochs=epochs, lr=lr, batch_size=batch_size, int8=int8,
+        save_checkpoint=save_checkpoint)
     typer.echo("", err=True)
     typer.echo(f"trained on {report.examples} examples: {report.steps} steps in {report.seconds:.0f}s, "
                f"loss {report.first_loss:.3f} -> {report.last_loss:.3f}")
@@ -116,7 +97,7 @@ def train(
                    f"{held['accuracy']:.3f} on {held['examples']} (at 0.5: {held['accuracy_at_0.5']:.3f})")
     typer.echo(f"judge: {folder}")
     if use:
-        typer.echo(f"registered as the judge in {register(folder)}")
+        typer.echo(f"registered as the judge in {use_t5_judge(folder)}")
 
 
 def _default_shared_data() -> Path:
@@ -143,11 +124,9 @@ def train_relevance(
     """
     import time
 
-    from models import registry
     from models.config import load_settings
 
-    from ..judge_training.relevance_pipeline import train_relevance_judge
-    from ..judge_training.relevance_train import TrainSettings
+    from .. import judge_service
 
     settings = load_settings()
     started = time.perf_counter()
@@ -156,10 +135,10 @@ def train_relevance(
         if step == 1 or step % 10 == 0 or step == total:
             typer.echo(f"  step {step}/{total}  loss {loss:.4f}  {time.perf_counter() - started:.0f}s", err=True)
 
-    result = train_relevance_judge(
-        data or _default_shared_data(), out, settings.data_dir, registry.get_embedder(settings),
-        TrainSettings(epochs=epochs, lr=lr, max_length=max_length, seed=seed, threads=threads), limit=limit,
-        on_progress=lambda line: typer.echo(f"  {line}", err=True), on_step=progress)
+    result = judge_service.train_relevance_judge(
+        settings, data or _default_shared_data(), out, limit=limit,
+        on_progress=lambda line: typer.echo(f"  {line}", err=True), on_step=progress,
+        epochs=epochs, lr=lr, max_length=max_length, seed=seed, threads=threads)
     held = result.settings["held_out"]
     typer.echo(f"trained on {result.train.pairs} pairs: {result.train.steps} steps in {result.train.seconds:.0f}s, "
                f"loss {result.train.first_loss:.3f} -> {result.train.last_loss:.3f}")
@@ -189,18 +168,17 @@ def train_selector(
 
     Example: assistant judge train-selector --judge models/relevance_judge_model
     """
-    from models import registry
     from models.config import load_settings
     from models.relevance_judge import check_folder, shipped_judge_path
 
-    from ..judge_training.relevance_data import check_data_dir
-    from ..judge_training.selector_pipeline import train_selector as run
+    from .. import judge_service
 
     settings = load_settings()
     # bad paths are one line before the embedder's slow load
-    folder, shared = check_folder(judge or shipped_judge_path()), check_data_dir(data or _default_shared_data())
-    result = run(shared, folder, settings.data_dir, registry.get_embedder(settings), seed=seed, expansions=expansions,
-                 limit=limit, cache=cache, say=lambda line: typer.echo(f"  {line}", err=True))
+    folder = check_folder(judge or shipped_judge_path())
+    shared = judge_service.check_training_data(data or _default_shared_data())
+    result = judge_service.train_selector(settings, shared, folder, say=lambda line: typer.echo(f"  {line}", err=True),
+                                         seed=seed, expansions=expansions, limit=limit, cache=cache)
     found = result.spec["out_of_fold"]["all_support_found"]
     typer.echo(f"selector: {result.path} (threshold {result.spec['threshold']:.2f})")
     typer.echo("  out-of-fold, all supporting paragraphs found: " + ", ".join(

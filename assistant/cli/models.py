@@ -48,16 +48,18 @@ def export_judge(
     Example: assistant models export-judge ~/models/flan-t5-large --int8
     """
     from models.config import load_settings
+    from models.user_config import use_t5_judge
 
-    from ..judge_training.export import default_out, export_judge as export, register
+    from .. import judge_service
 
-    settings = load_settings(config_may_be_missing=True)  # `register` may create the config file
-    folder = export(checkpoint, out or default_out(settings.data_dir, checkpoint, int8), int8=int8)
+    settings = load_settings(config_may_be_missing=True)  # `use_t5_judge` may create the config file
+    folder = judge_service.export_t5_judge(
+        checkpoint, out or judge_service.default_judge_folder(settings.data_dir, checkpoint, int8), int8=int8)
     from models.t5_onnx import folder_size
 
     typer.echo(f"exported {'int8' if int8 else 'fp32'} judge: {folder} ({folder_size(folder) / 2**20:.1f} MB)")
     if use:
-        typer.echo(f"registered as the judge in {register(folder)} (judge = \"t5\")")
+        typer.echo(f"registered as the judge in {use_t5_judge(folder)} (judge = \"t5\")")
 
 
 def _user_offline() -> bool:
@@ -153,7 +155,7 @@ def use(name_or_path: str = typer.Argument(..., help="An installed model's name 
     from models.installed import Installed, name_for, record
     from models.reader_choice import check_reader, resolve
 
-    from ..judge_training.user_config import set_values
+    from models.user_config import set_values
 
     settings = load_settings(config_may_be_missing=True)
     path, model = resolve(name_or_path, settings.data_dir)

@@ -140,9 +140,3 @@ def _quantize(source: Path, target: Path) -> None:
     finally:
         root.setLevel(level)
 
-
-def register(folder: Path) -> Path:
-    """Make `folder` the user's judge: judge = "t5" and judge_path in config.toml. Returns the file."""
-    from .user_config import set_values
-
-    return set_values({"judge": "t5", "judge_path": str(Path(folder).resolve())})

@@ -139,26 +139,32 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(circles)
 
 
-# What only assistant/service.py (and the core under it) may use: a front end that imported one
-# of these would be opening the index, taking its lock, picking an indexer or loading a
-# question's models itself, a second implementation beside the service's.
-SERVICE_ONLY = ("index_builder.store", "index_builder.lock", "index_builder.indexers", "index_builder.folder",
-                "index_builder.wikipedia", "index_builder.passages", "index_builder.dataset_corpus",
-                "assistant.evaluation.corpus", "assistant.runner", "assistant.retriever")
+# What only the core's services may use (assistant/service.py for questions and the index,
+# assistant/judge_service.py for training judges): a front end that imported one of these would
+# be opening the index, taking its lock, picking an indexer, loading a question's models or
+# training a judge itself, a second implementation beside the service's. All of index_builder
+# is behind the service (it re-exports the few names a front end shows: safe_name, the
+# passage-file suffixes, the progress and stop-check types).
+SERVICE_ONLY = ("index_builder", "assistant.judge_training", "assistant.evaluation.corpus", "assistant.runner",
+                "assistant.retriever")
+
+
+def _behind_the_service(target: str) -> bool:
+    return any(target == hidden or target.startswith(hidden + ".") for hidden in SERVICE_ONLY)
 
 
 def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
-    """"ui module -> module" for every front-end import of what the service wraps."""
+    """"ui module -> module" for every front-end import of what the services wrap."""
     return sorted(f"{module} -> {target}" for module, targets in graph.items() if layer_of(module) == "ui"
-                  for target in targets if target in SERVICE_ONLY)
+                  for target in targets if _behind_the_service(target))
 
 
-# Inside the core, imports point down too: the service (the API under the front ends) on top,
+# Inside the core, imports point down too: the services (the API under the front ends) on top,
 # then evaluation and judge training (tools that run questions), the runner, the strategies, and
 # below them the steps every strategy shares (answer generation, the missing hop, reranking,
 # prompts, events). A step that imported a strategy, or a strategy that imported evaluation,
 # would tie the pipeline to what is built on it.
-CORE_LEVELS = (("assistant.service", "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
+CORE_LEVELS = (("assistant.service", "assistant.judge_service", "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
                ("assistant.runner",), ("assistant.strategies",))
 
 

@@ -1,12 +1,13 @@
-"""Set keys in the user's config.toml while keeping everything else in it, comments included."""
+"""Set keys in the user's config.toml while keeping everything else in it, comments included
+(the reader `models use` picks, the judge a training or export makes)."""
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
 
-from models.config import config_file
-from models.errors import ConfigError
+from .config import config_file
+from .errors import ConfigError
 
 
 def _toml_value(value) -> str:
@@ -38,3 +39,8 @@ def set_values(values: dict) -> Path:
     except OSError as exc:
         raise ConfigError(f"cannot write config file {path}: {exc.strerror}") from None
     return path
+
+
+def use_t5_judge(folder: Path) -> Path:
+    """Make `folder` the user's judge: judge = "t5" and judge_path in config.toml. Returns the file."""
+    return set_values({"judge": "t5", "judge_path": str(Path(folder).resolve())})

@@ -1,0 +1,85 @@
+"""What `assistant index status` shows about an index (a mixin of IndexStore): its sources with
+their counts, totals, size on disk, last update and whether it has a vector index, as a typed
+IndexStatus."""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from .store_errors import guarded
+from .store_tables import quote
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    name: str  # as recorded (names.safe_name of a path)
+    kind: str  # folder, wikipedia, passages or dataset; "" when not recorded
+    documents: int
+    passages: int
+    incomplete: bool  # its run has not ended: still running, or interrupted
+    file: str = ""  # a dataset source's file, as shown
+    cluster: bool = False  # begun on a Ray cluster
+    recorded: Mapping[str, object] = field(default_factory=dict, compare=False)  # all its metadata holds
+
+    def as_dict(self) -> dict:
+        """As `index status --json` prints it: the recorded metadata with the counts."""
+        return dict(self.recorded, documents=self.documents, passages=self.passages)
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    path: str
+    embedding_model: str | None
+    documents: int
+    passages: int
+    disk_bytes: int
+    updated: float | None  # time of the last finished run; None: never
+    sources: tuple[SourceStatus, ...]  # sorted by name
+    vector_index: bool  # an IVF-PQ index is built (else exact vector search)
+
+    def source(self, name: str) -> SourceStatus | None:
+        return next((source for source in self.sources if source.name == name), None)
+
+    def as_dict(self) -> dict:
+        """As `index status --json` prints it."""
+        return {"path": self.path, "embedding_model": self.embedding_model, "documents": self.documents,
+                "passages": self.passages, "disk_bytes": self.disk_bytes, "updated": self.updated,
+                "sources": {source.name: source.as_dict() for source in self.sources},
+                "vector_index": self.vector_index}
+
+
+def folder_size(path: Path) -> int:
+    """Bytes under `path`; files that a writer removes meanwhile are simply not counted."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.stat(os.path.join(folder, name)).st_size
+    return total
+
+
+class StatusReport:
+    """Needs from its IndexStore: `path`, `meta`, `documents`, `passages`, `has_vector_index`,
+    `errors`."""
+
+    @guarded
+    def status(self) -> IndexStatus:
+        """What `assistant index status` shows. A source whose run has not ended (still
+        running, or interrupted) is `incomplete`."""
+        documents, passages = self.documents, self.passages
+        sources = []
+        for name, info in sorted(self.meta.get("sources", {}).items()):
+            info = dict(info) if isinstance(info, dict) else {}
+            where = f"source = {quote([name])}"
+            sources.append(SourceStatus(
+                name, str(info.get("kind") or ""), documents.count_rows(where), passages.count_rows(where),
+                incomplete=bool(info.get("incomplete")), file=str(info.get("file") or ""),
+                cluster=bool(info.get("cluster")), recorded=MappingProxyType(info)))
+        disk = folder_size(self.path)
+        return IndexStatus(str(self.path), self.meta.get("embedding_model"), documents.count_rows(),
+                           self.passages.count_rows(), disk, self.meta.get("updated"), tuple(sources),
+                           self.has_vector_index())
