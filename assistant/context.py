@@ -11,9 +11,9 @@ from models.errors import BudgetExceeded, NoIndex
 from .events import Passage, Retrieved
 
 if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime or the index
-    from models.judge import Judge
-    from models.reader import Reader, ReaderStats
-    from models.relevance_judge import RelevanceJudge
+    from models.judges.judge import Judge
+    from models.reader.llama_reader import Reader, ReaderStats
+    from models.judges.relevance import RelevanceJudge
 
     from .retriever import Retriever
 

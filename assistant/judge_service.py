@@ -19,7 +19,7 @@ def distill_examples(settings: Settings, questions: list, out: Path, retriever=N
     """Label self-knowledge, relevance and decomposition examples of `questions` with the reader
     (RA-ISF appendix A) into `out` (written whole or not at all): (examples written, counts)."""
     from models import registry
-    from models.judge_reader import ReaderJudge
+    from models.judges.prompted import ReaderJudge
 
     from .judge_training.data import write_examples
     from .judge_training.distill import Distiller

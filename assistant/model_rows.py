@@ -9,7 +9,7 @@ from models.errors import AssistantError
 
 
 def _size(path: Path) -> str:
-    from models.t5_onnx import folder_size
+    from models.judges.t5_onnx import folder_size
 
     from .sizes import human_size
 
@@ -43,8 +43,8 @@ def _judge_row(settings) -> dict:
     if settings.judge != "t5":
         row = _reader_row(settings)
         return {**row, "model": f"prompted reader ({row['model']})"}
-    from models.t5_device import placement
-    from models.t5_onnx import Calibration, check_folder
+    from models.judges.t5_device import placement
+    from models.judges.t5_onnx import Calibration, check_folder
 
     folder = check_folder(settings.judge_path)
     calibration = Calibration.load(folder)

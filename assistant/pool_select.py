@@ -17,7 +17,7 @@ from .pool_features import FEATURES, PoolPassage, pool_features
 
 def expansion_queries(question: str, pool: Sequence[Passage], count: int) -> list[str]:
     """Question + title and text of each of the first `count` passages of the search."""
-    from models.relevance_judge import passage_text
+    from models.judges.relevance import passage_text
 
     return [f"{question} {passage_text(p.title, p.text)}" for p in list(pool)[:count]]
 
@@ -65,7 +65,7 @@ def selector_scores(selector, question: str, found: Sequence[PoolPassage],
     passages under the previous stage's order."""
     import numpy as np
 
-    from models.passage_selector import sigmoid
+    from models.judges.passage_selector import sigmoid
 
     selector.check_features(FEATURES)
     if not found:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from models.judge_reader import ANSWER_STYLE, closed_book_messages
+from models.judges.prompted import ANSWER_STYLE, closed_book_messages
 
 from .events import Passage
 

@@ -39,7 +39,7 @@ def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent
                  depth: int) -> Generator[Event, None, tuple[list[Passage], list, list[float], float, str]]:
     """(pool, possibly grown by expansion searches; how each was found, with a selector; a score
     per passage; the threshold; who scored)."""
-    from models.relevance_judge import passage_text
+    from models.judges.relevance import passage_text
 
     judge = ctx.relevance
     selector = getattr(judge, "selector", None)
@@ -58,7 +58,7 @@ def _pool_scores(ctx: RunContext, question: str, pool: Sequence[Passage], parent
 
 
 def _selector_scores(judge, question: str, pool: Sequence[Passage], found: Sequence) -> list[float]:
-    from models.relevance_judge import passage_text
+    from models.judges.relevance import passage_text
 
     from .pool_select import selector_scores
 
@@ -98,7 +98,7 @@ def judge_union(ctx: RunContext, question: str, first: Ranked, searches: Sequenc
     depth_searched = selector.expansion_depth if selector is not None else ctx.settings.pool
     pool, found = add_searches(first.pool, first.found, searches, depth_searched)
     if selector is None or len(first.found) != len(first.pool):  # no selector's view: the judge's scores alone
-        from models.relevance_judge import passage_text
+        from models.judges.relevance import passage_text
 
         scores = judge.score(question, [passage_text(p.title, p.text) for p in pool])
         return (yield from _rank(ctx, question, pool, [], scores, judge.threshold, judge.name, parent, depth))

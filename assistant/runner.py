@@ -19,7 +19,7 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
     from models import registry
 
     if settings.judge == "t5" and strategy.name != "direct":
-        from models.t5_onnx import check_folder
+        from models.judges.t5_onnx import check_folder
 
         check_folder(settings.judge_path)  # a bad judge folder fails before minutes of model loading
     retriever = None

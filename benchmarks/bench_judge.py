@@ -25,7 +25,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from models import t5_format as fmt  # noqa: E402
+from models.judges import t5_format as fmt  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "hotpotqa" / "hotpotqa_dev_distractor_500.ircot_format.jsonl"
 K = 10
@@ -101,8 +101,8 @@ def main() -> None:
 
     from assistant.judge_training.export import export_judge, quantize_judge
     from models.config import Settings
-    from models.judge_reader import ReaderJudge
-    from models.judge_t5 import T5Judge
+    from models.judges.prompted import ReaderJudge
+    from models.judges.t5_judge import T5Judge
     from models.registry import get_reader
 
     questions, corpus = load_questions(args.data, args.questions)

@@ -33,7 +33,7 @@ PROMPT = ("The history of the city goes back many centuries, and its people have
 
 def measure(kind: str, path: str, extra: bool, threads: int, gen_tokens: int, prompt_repeat: int) -> dict:
     """Runs in the child: tokens/s for prompt evaluation and for greedy generation."""
-    from models.llama_load import load_llama
+    from models.reader.llama_load import load_llama
 
     prompt_text = PROMPT * prompt_repeat
     if kind == "raw":
@@ -49,7 +49,7 @@ def measure(kind: str, path: str, extra: bool, threads: int, gen_tokens: int, pr
             llm.eval([token])
         gen_s = time.perf_counter() - start
         return {"prompt_tok_s": len(tokens) / prompt_s, "gen_tok_s": gen_tokens / gen_s}
-    from models.reader import Reader
+    from models.reader.llama_reader import Reader
 
     reader = Reader(Path(path), n_ctx=2048, n_threads=threads, extra_buffers=extra, prefix_cache=False)
     messages = [{"role": "user", "content": prompt_text}]
@@ -79,7 +79,7 @@ def run_child(kind: str, path: str, extra: bool, threads: int, gen_tokens: int, 
 
 
 def main() -> None:
-    from models.llama_load import cpu_has_amx, cpu_name
+    from models.reader.llama_load import cpu_has_amx, cpu_name
     from models.registry import bundled_reader_path
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

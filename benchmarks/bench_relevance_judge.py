@@ -33,7 +33,7 @@ POOLS = (30, 50)
 def load_pools(path: Path, n: int) -> list[tuple[str, list[str]]]:
     """n questions, each with a pool of max(POOLS) passages: its own paragraphs first."""
     from assistant.evaluation.datasets import load_dataset
-    from models.relevance_judge import passage_text
+    from models.judges.relevance import passage_text
 
     examples = load_dataset(path, n + 10)
     everything = [passage_text(p.title, p.text) for e in examples for p in e.paragraphs]
@@ -59,7 +59,7 @@ def main() -> None:
 
     from models.config import Settings
     from models.registry import get_embedder
-    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+    from models.judges.relevance import RelevanceJudge, shipped_judge_path
 
     torch.set_num_threads(args.threads)
     judge = RelevanceJudge(args.judge or shipped_judge_path(), n_threads=args.threads)

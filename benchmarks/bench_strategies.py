@@ -75,7 +75,7 @@ def build_index(dataset: Path, pool: int, folder: Path, settings: Settings):
 def make_context(settings: Settings, reader, embedder, store) -> RunContext:
     from assistant.retriever import HybridRetriever
     from models import registry
-    from models.judge_reader import ReaderJudge
+    from models.judges.prompted import ReaderJudge
 
     relevance = registry.get_relevance_judge(settings) if settings.relevance_judge == "trained" else None
     return RunContext(settings=settings, reader=reader, judge=ReaderJudge(reader),
@@ -164,7 +164,7 @@ def main() -> None:
         parser.error(f"unknown strategies: {', '.join(unknown)}")
 
     from models import registry
-    from models.reader import Reader
+    from models.reader.llama_reader import Reader
 
     with tempfile.TemporaryDirectory(prefix="bench-strategies-") as tmp:
         settings = Settings(data_dir=Path(tmp), reader=args.reader, k=args.k, depth=1, max_answer_tokens=32,

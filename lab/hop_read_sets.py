@@ -94,7 +94,7 @@ def main() -> None:
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings
-    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+    from models.judges.relevance import RelevanceJudge, shipped_judge_path
 
     settings = load_settings(reader=args.reader, k=config["k"])
     embedder = registry.get_embedder(settings)

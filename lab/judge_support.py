@@ -56,7 +56,7 @@ def measure(questions, retriever, judge, pools: list[int], tops: list[int], hybr
             cross_encoder: bool) -> dict[str, float]:
     """Row label -> share of questions with all supporting paragraphs among the passages (or a mean)."""
     from assistant.pool_select import expansion_queries, merge_pool, selector_scores
-    from models.relevance_judge import passage_text
+    from models.judges.relevance import passage_text
 
     selector = judge.selector
     tally = Tally()
@@ -125,7 +125,7 @@ def main() -> None:
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings
-    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+    from models.judges.relevance import RelevanceJudge, shipped_judge_path
 
     data = check_data_dir(args.data)
     settings = load_settings()

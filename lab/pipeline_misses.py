@@ -162,7 +162,7 @@ def main() -> None:
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings
-    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+    from models.judges.relevance import RelevanceJudge, shipped_judge_path
 
     data = check_data_dir(args.data)
     settings = load_settings()

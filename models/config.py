@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from platformdirs import user_config_dir, user_data_dir
 
-from .errors import ConfigError
+from models.errors import ConfigError
 
 APP_NAME = "offline-assistant"
 

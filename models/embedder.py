@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from models.errors import ModelError
 
 BACKENDS = ("torch", "onnx")
 _GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
@@ -105,7 +105,7 @@ def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
     if found:
         return path, found
     if cache is None:
-        from .config import default_data_dir
+        from models.config import default_data_dir
 
         cache = default_data_dir() / "models"
     folder = Path(cache) / f"{path.name}-onnx-int8"

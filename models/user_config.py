@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from .config import config_file
-from .errors import ConfigError
+from models.config import config_file
+from models.errors import ConfigError
 
 
 def _toml_value(value) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assistant.judge_training.data import read_examples
-from models.t5_onnx import DECODER
+from models.judges.t5_onnx import DECODER
 
 from lab.fixtures import t5_tiny
 from helpers.docs_folder import write_docs

@@ -9,12 +9,12 @@ import pytest
 from assistant.judge_training.calibrate import best_threshold
 from assistant.judge_training.data import read_examples, split_held_out
 from assistant.judge_training.export import export_judge, quantize_judge
-from models import t5_device
-from models import t5_format as fmt
+from models.judges import t5_device
+from models.judges import t5_format as fmt
 from models.errors import AssistantError, ModelError
-from models.judge import two_label_verdict
-from models.judge_t5 import MAX_BATCH_TOKENS, MAX_PADDING, T5Judge, length_batches
-from models.t5_onnx import DECODER, ENCODER, Calibration
+from models.judges.judge import two_label_verdict
+from models.judges.t5_judge import MAX_BATCH_TOKENS, MAX_PADDING, T5Judge, length_batches
+from models.judges.t5_onnx import DECODER, ENCODER, Calibration
 
 from lab.fixtures import t5_tiny
 

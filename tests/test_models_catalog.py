@@ -7,11 +7,11 @@ from collections import namedtuple
 import pytest
 
 from helpers.gguf_tiny import CHATML, chat_reader_header, write_gguf
-from models import download
-from models.catalog import load_catalog, recommend
-from models.download import RemoteFile, check_free_space, file_hash
+from models.downloads import download
+from models.downloads.catalog import load_catalog, recommend
+from models.downloads.download import RemoteFile, check_free_space, file_hash
 from models.errors import ModelError
-from models.gguf_header import read_header
+from models.reader.gguf_header import read_header
 
 
 def test_every_catalog_entry_is_complete():

@@ -231,7 +231,7 @@ def test_add_registers_a_local_gguf_and_list_offers_it(tmp_path, env):
 
 
 def test_pull_the_judge_base_fetches_every_file_and_names_the_next_step(tmp_path, hub, env):
-    from models.catalog import find_entry
+    from models.downloads.catalog import find_entry
 
     entry = find_entry("flan-t5-large")
     for name in entry.files:

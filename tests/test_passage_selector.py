@@ -15,8 +15,8 @@ from assistant.pool_features import FEATURES, PoolPassage, pool_features
 from assistant.pool_select import merge_pool, search_order, selector_scores
 from assistant.runner import run_question
 from models.errors import ModelError
-from models.passage_selector import SELECTOR_FILE, PassageSelector, TreeEnsemble
-from models.relevance_judge import SETTINGS_FILE, RelevanceJudge, shipped_judge_path
+from models.judges.passage_selector import SELECTOR_FILE, PassageSelector, TreeEnsemble
+from models.judges.relevance import SETTINGS_FILE, RelevanceJudge, shipped_judge_path
 
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
 
@@ -176,7 +176,7 @@ def test_shipped_selector_puts_a_supporting_paragraph_first(name):
     the one trained without them got 2/5, and more on the report sets); one at chance would put
     one first for about 1 in 5 (1 in 8 for MuSiQue). Loaded offline from the shipped judge folder."""
     from assistant.evaluation.datasets import load_dataset
-    from models.relevance_judge import RelevanceJudge
+    from models.judges.relevance import RelevanceJudge
 
     judge = RelevanceJudge(shipped_judge_path(), n_threads=1)
     assert judge.selector is not None, "the shipped judge.json names no selector"

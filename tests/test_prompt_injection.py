@@ -92,7 +92,7 @@ QWEN = Path(os.environ.get("ASSISTANT_TEST_QWEN",
 @pytest.mark.skipif(not QWEN.is_file(), reason="Qwen 1.5B not assembled (../shared/models/get-gguf qwen-1.5b)")
 def test_qwen_does_not_obey_an_injected_heading():
     """The trial itself, with the reader that obeyed it (SmolLM2 did not obey it even before)."""
-    from models.reader import Reader
+    from models.reader.llama_reader import Reader
 
     reader = Reader(QWEN, n_ctx=2048, n_threads=2)
     retriever = FakeRetriever({})

@@ -4,10 +4,10 @@ import subprocess
 
 import pytest
 
-from models import llama_load
+from models.reader import llama_load
 from models.config import Settings
 from models.errors import ConfigError, ModelError
-from models.llama_load import Choice, choose_extra_buffers, cpu_has_amx, preferred_extra_buffers
+from models.reader.llama_load import Choice, choose_extra_buffers, cpu_has_amx, preferred_extra_buffers
 
 EPYC = "model name\t: AMD EPYC 9B14\nflags\t\t: fpu sse avx2 avx512f avx512_vnni\n"
 XEON_AMX = "model name\t: Intel(R) Xeon(R) Processor\nflags\t\t: fpu avx2 avx512f amx_bf16 amx_tile amx_int8\n"

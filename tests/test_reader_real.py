@@ -6,7 +6,7 @@ import pytest
 
 from models.config import Settings
 from models.errors import Interrupted
-from models.reader import Reader, Scored, log_softmax
+from models.reader.llama_reader import Reader, Scored, log_softmax
 from models.registry import bundled_reader_path
 
 pytestmark = pytest.mark.real_models
@@ -27,7 +27,7 @@ def test_scored_statistics_by_hand():
 
 
 def test_score_matches_full_logits_computation(reader):
-    from models.llama_load import load_llama
+    from models.reader.llama_load import load_llama
 
     scored = reader.score(MESSAGES, CONTINUATION)
     # Independent computation: one pass over prompt + continuation with every position's logits.

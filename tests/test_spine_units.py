@@ -9,7 +9,7 @@ from assistant.answering import clean_answer
 from index_builder.chunking import Section, chunk_sections, markdown_sections
 from models.config import Settings, load_settings
 from models.errors import ConfigError
-from models.judge import parse_sub_questions, two_label_verdict
+from models.judges.judge import parse_sub_questions, two_label_verdict
 
 
 def test_markdown_sections_keep_heading_paths_and_title():
@@ -100,7 +100,7 @@ def test_settings_layering(tmp_path, monkeypatch):
 
 
 def test_reader_judge_knows_only_confident_closed_book_answers():
-    from models.judge_reader import KNOWS_THRESHOLD, ReaderJudge
+    from models.judges.prompted import KNOWS_THRESHOLD, ReaderJudge
 
     from helpers.fakes import FakeReader
 

@@ -26,7 +26,7 @@ def test_utf16_with_a_bom_is_still_text():
 def test_a_reader_self_check_that_cannot_start_is_no_error(tmp_path, monkeypatch):
     """As a user who may not execute the interpreter's path (a venv on a private pyenv), the
     check child fails to start with PermissionError: that was 'unexpected PermissionError'."""
-    from models import llama_load
+    from models.reader import llama_load
 
     not_executable = tmp_path / "python"
     not_executable.write_text("")

@@ -371,7 +371,7 @@ async def test_switch_strategy_with_the_keyboard_only(tmp_path):
 async def test_settings_offer_the_installed_readers(tmp_path):
     """A reader recorded by `assistant models pull|add` can be picked; picking it fills Reader."""
     from helpers.gguf_tiny import chat_reader_header
-    from models.installed import Installed, record
+    from models.downloads.installed import Installed, record
 
     model = chat_reader_header(tmp_path / "picked.gguf")
     record(tmp_path, Installed("picked", str(model)))

@@ -118,7 +118,7 @@ class SettingsScreen(ModalScreen[Choice | None]):
 
 def _installed_readers(settings: Settings) -> list[tuple[str, str]]:
     """(name, file) of the readers `assistant models pull|add` recorded whose files still exist."""
-    from models.installed import load_installed
+    from models.downloads.installed import load_installed
 
     try:
         return [(m.name, m.path) for m in load_installed(settings.data_dir) if m.role == "reader" and m.exists]

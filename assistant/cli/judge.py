@@ -169,7 +169,7 @@ def train_selector(
     Example: assistant judge train-selector --judge models/relevance_judge_model
     """
     from models.config import load_settings
-    from models.relevance_judge import check_folder, shipped_judge_path
+    from models.judges.relevance import check_folder, shipped_judge_path
 
     from .. import judge_service
 
@@ -200,7 +200,7 @@ def score(
 
     Example: assistant judge score "Who founded X?" "X was founded by Y." "Z is a river."
     """
-    from models.relevance_judge import RelevanceJudge, shipped_judge_path
+    from models.judges.relevance import RelevanceJudge, shipped_judge_path
 
     judge = RelevanceJudge(model or shipped_judge_path())
     scores = judge.score(question, passages)

@@ -55,7 +55,7 @@ def export_judge(
     settings = load_settings(config_may_be_missing=True)  # `use_t5_judge` may create the config file
     folder = judge_service.export_t5_judge(
         checkpoint, out or judge_service.default_judge_folder(settings.data_dir, checkpoint, int8), int8=int8)
-    from models.t5_onnx import folder_size
+    from models.judges.t5_onnx import folder_size
 
     typer.echo(f"exported {'int8' if int8 else 'fp32'} judge: {folder} ({folder_size(folder) / 2**20:.1f} MB)")
     if use:
@@ -69,8 +69,8 @@ def _user_offline() -> bool:
 
 
 def _pull_events(bar):
-    from models.download import megabytes
-    from models.pull import PullEvents
+    from models.downloads.download import megabytes
+    from models.downloads.pull import PullEvents
 
     tasks = {}
 
@@ -110,10 +110,10 @@ def pull(
     Examples: assistant models pull qwen2.5-coder-1.5b ·
     assistant models pull bartowski/Qwen2.5-3B-Instruct-GGUF Qwen2.5-3B-Instruct-Q4_K_M.gguf
     """
-    from models.catalog import find_entry, unknown_name_message
+    from models.downloads.catalog import find_entry, unknown_name_message
     from models.config import load_settings
     from models.errors import ModelError
-    from models.pull import pull_entry, pull_gguf
+    from models.downloads.pull import pull_entry, pull_gguf
 
     from .progress import download_bar
 
@@ -152,8 +152,8 @@ def use(name_or_path: str = typer.Argument(..., help="An installed model's name 
     Example: assistant models use qwen2.5-coder-1.5b
     """
     from models.config import load_settings
-    from models.installed import Installed, name_for, record
-    from models.reader_choice import check_reader, resolve
+    from models.downloads.installed import Installed, name_for, record
+    from models.reader.choice import check_reader, resolve
 
     from models.user_config import set_values
 
@@ -180,8 +180,8 @@ def add(
     Example: assistant models add ~/Downloads/qwen2.5-1.5b-instruct-q4_k_m.gguf
     """
     from models.config import load_settings
-    from models.installed import Installed, name_for, record
-    from models.reader_choice import check_header
+    from models.downloads.installed import Installed, name_for, record
+    from models.reader.choice import check_header
 
     settings = load_settings()
     path = path.expanduser().resolve()

@@ -19,8 +19,8 @@ def _active_reader(settings) -> Path | None:
 
 
 def show_readers_and_catalog(settings) -> None:
-    from models.catalog import load_catalog, recommend
-    from models.installed import load_installed
+    from models.downloads.catalog import load_catalog, recommend
+    from models.downloads.installed import load_installed
     from models.machine import llama_has_gpu, this_machine
     from models.registry import bundled_reader_path
     from models.errors import AssistantError

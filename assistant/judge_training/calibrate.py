@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from models import t5_format as fmt
-from models.judge import two_label_verdict
-from models.t5_onnx import DEFAULT_THRESHOLD, Calibration
+from models.judges import t5_format as fmt
+from models.judges.judge import two_label_verdict
+from models.judges.t5_onnx import DEFAULT_THRESHOLD, Calibration
 
 from .data import JudgeExample
 
@@ -46,7 +46,7 @@ def score_examples(judge, examples: list[JudgeExample]) -> list[float]:
 
 def calibrate(folder: Path, held_out: list[JudgeExample]) -> Calibration:
     """Measure thresholds on held-out data with the exported judge and store them in judge.json."""
-    from models.judge_t5 import T5Judge
+    from models.judges.t5_judge import T5Judge
 
     judge = T5Judge(folder)
     calibration = judge.calibration

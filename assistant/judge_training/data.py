@@ -5,7 +5,7 @@
     {"task": "decompose", "question": "...", "target": "1. ...? 2. ...?"}
 
 plus provenance: "id" (the dataset question) and "source" ("dataset" or "reader"). Inputs are
-built from these fields by models.t5_format at training and at inference alike.
+built from these fields by models.judges.t5_format at training and at inference alike.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
-from models import t5_format as fmt
+from models.judges import t5_format as fmt
 from models.errors import AssistantError
 
 

@@ -13,7 +13,7 @@ import random
 from collections import Counter
 from typing import Iterator
 
-from models import t5_format as fmt
+from models.judges import t5_format as fmt
 
 from .. import prompts
 from .data import JudgeExample

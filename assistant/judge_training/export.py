@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 from models.errors import AssistantError
-from models.t5_onnx import (CALIBRATION, CONFIG_FILES, ONNX_FILES, TOKENIZER_EXTRAS, TOKENIZER_FILES,
+from models.judges.t5_onnx import (CALIBRATION, CONFIG_FILES, ONNX_FILES, TOKENIZER_EXTRAS, TOKENIZER_FILES,
                             Calibration, check_folder)
 
 _T5_TYPES = {"t5", "mt5", "umt5"}

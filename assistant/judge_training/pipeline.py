@@ -4,7 +4,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from models.t5_onnx import Calibration
+from models.judges.t5_onnx import Calibration
 
 from .calibrate import calibrate
 from .data import read_examples, split_held_out

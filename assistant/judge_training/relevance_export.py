@@ -1,7 +1,7 @@
 """A fine-tuned cross-encoder checkpoint -> the relevance judge folder: int8 ONNX + tokenizer + judge.json.
 
 The graph is the encoder alone (token states out); the judge's head, a cosine and two numbers,
-runs in numpy (models.relevance_judge), so a standard export serves it.
+runs in numpy (models.judges.relevance), so a standard export serves it.
 
 As for the T5 judge (export.py): optimum exports the graph, onnxruntime's dynamic quantization
 makes its weights int8 (activations quantized at run time, so no calibration set is needed).
@@ -17,7 +17,7 @@ from pathlib import Path
 from models.errors import AssistantError
 
 from .export import onnx_export
-from models.relevance_judge import MODEL_FILE, SETTINGS_FILE, TOKENIZER_FILE
+from models.judges.relevance import MODEL_FILE, SETTINGS_FILE, TOKENIZER_FILE
 
 TOKENIZER_EXTRAS = ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt", "config.json")
 

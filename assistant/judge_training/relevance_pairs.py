@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from index_builder.dataset_corpus import PooledParagraph
-from models.relevance_judge import passage_text
+from models.judges.relevance import passage_text
 
 from ..evaluation.datasets import QAExample
 from .relevance_data import Question

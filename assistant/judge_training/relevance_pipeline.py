@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from models.relevance_judge import RelevanceJudge, passage_text
+from models.judges.relevance import RelevanceJudge, passage_text
 
 from .relevance_data import check_data_dir, report_questions, reserved_examples, split_held_out, training_questions
 from .relevance_export import export_onnx, prepare_out, write_settings

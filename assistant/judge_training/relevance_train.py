@@ -2,7 +2,7 @@
 
 The question and the passage are encoded together (so that each attends to the other), and
 the score is the cosine between the mean of the question's tokens and the mean of the
-passage's tokens (models.relevance_judge.segment_cosine). This head starts where the
+passage's tokens (models.judges.relevance.segment_cosine). This head starts where the
 bi-encoder already is (MiniLM was trained with mean pooling): a [CLS] head on these weights
 learned nothing in 343 steps but the class prior (loss 0.69 -> 0.59, held-out ranking at
 chance), while this one starts at the embedder's held-out AUC (0.71) and can only move from there.

@@ -39,7 +39,7 @@ def fit_gbm(x: np.ndarray, y: np.ndarray, seed: int):
 
 
 def gbm_json(model) -> dict:
-    """sklearn's GradientBoostingClassifier (binary) as arrays that models.passage_selector reads."""
+    """sklearn's GradientBoostingClassifier (binary) as arrays that models.judges.passage_selector reads."""
     init = model.init_.class_prior_[1]
     trees = []
     for (estimator,) in model.estimators_:

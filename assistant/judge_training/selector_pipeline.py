@@ -17,8 +17,8 @@ from typing import Callable
 import numpy as np
 
 from models.errors import AssistantError
-from models.passage_selector import SELECTOR_FILE
-from models.relevance_judge import SETTINGS_FILE, check_folder
+from models.judges.passage_selector import SELECTOR_FILE
+from models.judges.relevance import SETTINGS_FILE, check_folder
 
 from ..pool_features import FEATURES, PoolPassage, pool_features
 from ..pool_select import expansion_queries, merge_pool, search_order

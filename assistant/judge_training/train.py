@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from models import t5_format as fmt
+from models.judges import t5_format as fmt
 from models.errors import AssistantError
 
 from .data import JudgeExample

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal, Sequence, get_args
 
 from models.errors import BudgetExceeded
-from models.judge_reader import yes_no_verdict
+from models.judges.prompted import yes_no_verdict
 
 from .. import prompts
 from ..context import Result, RunContext

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from models.config import Settings
 from models.interrupt import Interruptible
-from models.judge import Verdict
-from models.reader import Generation, ReaderStats, Scored
+from models.judges.judge import Verdict
+from models.reader.llama_reader import Generation, ReaderStats, Scored
 
 from assistant.context import RunContext
 from assistant.events import Passage

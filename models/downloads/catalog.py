@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ModelError
+from models.errors import ModelError
 
 CATALOG_FILE = Path(__file__).with_name("catalog.toml")
 

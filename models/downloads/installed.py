@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import ModelError
+from models.errors import ModelError
 
 MANIFEST = "installed-models.json"
 

@@ -11,11 +11,11 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
-from . import t5_format as fmt
-from .errors import ModelError
-from .judge import Verdict, two_label_verdict
-from .t5_device import Placement, placement
-from .t5_onnx import Calibration, check_folder, corrupt
+from models.judges import t5_format as fmt
+from models.errors import ModelError
+from models.judges.judge import Verdict, two_label_verdict
+from models.judges.t5_device import Placement, placement
+from models.judges.t5_onnx import Calibration, check_folder, corrupt
 
 
 class T5Judge:

@@ -15,8 +15,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .errors import ModelError
-from .interrupt import Interruptible
+from models.errors import ModelError
+from models.interrupt import Interruptible
 
 Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -78,7 +78,7 @@ class Reader(Interruptible):
         self.stats = ReaderStats()
         self._lock = threading.RLock()
         try:
-            from .llama_load import load_llama
+            from models.reader.llama_load import load_llama
 
             threads = n_threads or max(1, os.cpu_count() or 1)
             # Prompt evaluation has its own thread count (llama.cpp defaults it to every core): a

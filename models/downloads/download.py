@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import ModelError, OfflineError
+from models.errors import ModelError, OfflineError
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PROBE_TIMEOUT_S = (4, 10)  # connect, read: an unreachable hub is one line within seconds

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .errors import ModelError
+from models.errors import ModelError
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -31,7 +31,7 @@ _HOW = "reinstall the package, or rebuild the judge with `assistant judge train-
 
 def shipped_judge_path() -> Path:
     """The judge folder installed with the package."""
-    return Path(__file__).resolve().parent / "relevance_judge_model"
+    return Path(__file__).resolve().parent.parent / "relevance_judge_model"
 
 
 def passage_text(title: str, text: str) -> str:
@@ -75,7 +75,7 @@ class RelevanceJudge:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from .t5_device import CPU, CUDA, placement
+        from models.judges.t5_device import CPU, CUDA, placement
 
         self.folder = check_folder(folder)
         self.settings = _read_settings(self.folder / SETTINGS_FILE)
@@ -106,7 +106,7 @@ class RelevanceJudge:
         # judge.json names the second-stage selector when the folder ships one; then it must load
         self.selector = None
         if self.settings.get("selector"):
-            from .passage_selector import PassageSelector
+            from models.judges.passage_selector import PassageSelector
 
             self.selector = PassageSelector(self.folder, self.settings["selector"])
 

@@ -1,7 +1,7 @@
 """Child-process self-check of a reader model: load it and decode a few tokens.
 
-Run as `python -m models.reader_check GGUF EXTRA_BUFFERS(0|1) N_GPU_LAYERS`; exit 0 when it works.
-A crash here (llama.cpp can segfault on some CPUs) kills only this child: models.llama_load reads
+Run as `python -m models.reader.cpu_check GGUF EXTRA_BUFFERS(0|1) N_GPU_LAYERS`; exit 0 when it works.
+A crash here (llama.cpp can segfault on some CPUs) kills only this child: models.reader.llama_load reads
 the signal and tells the user in one line.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 def main(argv: list[str]) -> int:
     path, extra, gpu_layers = Path(argv[0]), argv[1] == "1", int(argv[2])
-    from .llama_load import load_llama
+    from models.reader.llama_load import load_llama
 
     llm = load_llama(path, extra, n_ctx=256, n_batch=64, n_gpu_layers=gpu_layers, n_threads=1,
                      n_threads_batch=1, verbose=False)

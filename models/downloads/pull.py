@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .catalog import CatalogEntry
-from .download import RemoteFile, download, file_url, hub_endpoint, megabytes, partial_file, remote_file
-from .errors import ModelError
-from .installed import Installed, downloads_dir, find_installed, name_for, record
+from models.downloads.catalog import CatalogEntry
+from models.downloads.download import RemoteFile, download, file_url, hub_endpoint, megabytes, partial_file, remote_file
+from models.errors import ModelError
+from models.downloads.installed import Installed, downloads_dir, find_installed, name_for, record
 
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")  # the hub's repo ids
 
@@ -101,7 +101,7 @@ def _sha256(remote: RemoteFile) -> str:
 
 
 def _check_gguf(path: Path) -> None:
-    from .gguf_header import read_header
+    from models.reader.gguf_header import read_header
 
     try:
         read_header(path)

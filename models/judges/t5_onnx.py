@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .errors import ModelError
+from models.errors import ModelError
 
 ENCODER = "encoder_model.onnx"
 DECODER = "decoder_model_merged.onnx"

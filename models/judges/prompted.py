@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .judge import Verdict, parse_sub_questions, two_label_verdict
-from .reader import Reader
+from models.judges.judge import Verdict, parse_sub_questions, two_label_verdict
+from models.reader.llama_reader import Reader
 
 _YES = ("Yes", "yes")
 _NO = ("No", "no")

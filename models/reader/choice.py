@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .catalog import find_entry
-from .config import Settings
-from .errors import ModelError
-from .gguf_header import GGUFHeader, read_header
-from .installed import Installed, find_installed, load_installed
+from models.downloads.catalog import find_entry
+from models.config import Settings
+from models.errors import ModelError
+from models.reader.gguf_header import GGUFHeader, read_header
+from models.downloads.installed import Installed, find_installed, load_installed
 
 
 def resolve(name_or_path: str, data_dir: Path) -> tuple[Path, Installed | None]:
@@ -47,7 +47,7 @@ def check_reader(path: Path, settings: Settings) -> GGUFHeader:
     """check_header, then the reader's own load-and-decode self-check in a child process (the one
     every first use runs, cached per model and CPU), so `use` never picks a file that cannot run."""
     header = check_header(path)
-    from .registry import reader_extra_buffers
+    from models.registry import reader_extra_buffers
 
     try:
         reader_extra_buffers(dataclasses.replace(settings, reader=path.resolve()))

@@ -8,7 +8,7 @@ with AMX the AMX buffers segfault on the first decode (llama.cpp #20824), for ev
 - "auto" (default): off on a CPU with AMX, on elsewhere (where the repacked kernels are faster).
 
 Whatever the setting, the first use of a model on a CPU is checked in a child process
-(`python -m models.reader_check`): a crash there becomes one error line, or, in "auto", the other
+(`python -m models.reader.cpu_check`): a crash there becomes one error line, or, in "auto", the other
 choice, instead of a core dump in the user's process. Results are cached in the data dir.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, ModelError
+from models.errors import ConfigError, ModelError
 
 CHOICES = ("auto", "on", "off")
 CHECK_TIMEOUT_S = 300  # a large model loads from a cold disk in well under this
@@ -144,10 +144,10 @@ def _write_cache(cache_dir: Path | None, cache: dict) -> None:
 
 def run_check(path: Path, extra_buffers: bool, n_gpu_layers: int = 0) -> str | None:
     """Load and decode in a child process; None when it worked, else what went wrong."""
-    command = [sys.executable, "-m", "models.reader_check", str(path), "1" if extra_buffers else "0",
+    command = [sys.executable, "-m", "models.reader.cpu_check", str(path), "1" if extra_buffers else "0",
                str(n_gpu_layers)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]))
+        [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]))
     try:
         done = subprocess.run(command, capture_output=True, timeout=CHECK_TIMEOUT_S, env=env,
                               stdin=subprocess.DEVNULL)

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from .errors import ModelError
+from models.errors import ModelError
 
 SELECTOR_FILE = "selector.json"
 _HOW = "reinstall the package, or rebuild it with `assistant judge train-selector --judge FOLDER`"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .judge import parse_sub_questions
+from models.judges.judge import parse_sub_questions
 
 KNOWS, RELEVANCE, DECOMPOSE = "knows", "relevance", "decompose"
 TASKS = (KNOWS, RELEVANCE, DECOMPOSE)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import ModelError
+from models.errors import ModelError
 
 MAGIC = b"GGUF"
 # Value types of the GGUF spec (version 2 and 3): the fixed-size ones by struct format.

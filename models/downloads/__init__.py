@@ -1,0 +1,1 @@
+"""Models beyond the bundled ones: the catalog, verified resumable pulls and what is installed."""
