@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' file makers
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # the tests' file makers
 import test_index_formats as _formats  # noqa: E402
 
 
