@@ -10,6 +10,7 @@ import typer
 from models.config import allowed
 
 from ..strategies.refeed import MAX_DRAFTS
+from .paths import given_path
 
 ask_app = typer.Typer()  # mounted by main.py
 K, DEPTH = allowed("k"), allowed("depth")
@@ -42,8 +43,8 @@ def ask(
     k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF decomposition depth bound."),
-    index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
-    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
+    index: Optional[Path] = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir)."),
+    reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
     relevance_judge: Optional[str] = typer.Option(
         None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped judge and passage selector "

@@ -16,10 +16,11 @@ from index_builder.names import safe_name
 from .. import service
 from ..sizes import human_size
 from .progress import progress_bar
+from .paths import given_path
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
 
-IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
+IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
@@ -61,7 +62,7 @@ def _print_folder_summary(summary) -> None:
 
 @index_app.command("add")
 def add(
-    path: Path = typer.Argument(..., help="A folder of documents."),
+    path: Path = typer.Argument(..., parser=given_path, help="A folder of documents."),
     index: Optional[Path] = IndexOption,
     max_size: float = typer.Option(50.0, "--max-size", help="Skip files larger than this many MB."),
     watch: bool = typer.Option(False, "--watch", help="Keep running and apply changes as files change."),
@@ -138,7 +139,7 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
 
 @index_app.command("wikipedia")
 def wikipedia(
-    dump: Path = typer.Argument(..., help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
+    dump: Path = typer.Argument(..., parser=given_path, help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
     index: Optional[Path] = IndexOption,
     limit: Optional[int] = typer.Option(None, "--limit", help="Index at most this many articles."),
     embedder_backend: Optional[str] = BackendOption,
@@ -157,7 +158,7 @@ def wikipedia(
 
 @index_app.command("passages")
 def passages(
-    file: Path = typer.Argument(..., help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
+    file: Path = typer.Argument(..., parser=given_path, help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
     index: Optional[Path] = IndexOption,
     embedder_backend: Optional[str] = BackendOption,
     cluster: Optional[str] = ClusterOption,
@@ -174,7 +175,7 @@ def passages(
 
 @index_app.command("dataset")
 def index_dataset(
-    path: Path = typer.Argument(..., help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
+    path: Path = typer.Argument(..., parser=given_path, help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
 ) -> None:
     """Index the pooled, deduplicated paragraphs of all questions of a dataset file.
 
