@@ -67,6 +67,9 @@ def check_gguf(path: Path) -> Path:
         raise ModelError(f"cannot read reader model {path}: {exc.strerror}") from None
     if magic != b"GGUF":
         raise ModelError(f"not a GGUF model file: {path} (pass --reader PATH to a .gguf file)")
+    from .gguf_header import read_header
+
+    read_header(path)  # a truncated or damaged file says so, not "does not run on this CPU"
     return path
 
 
