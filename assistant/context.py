@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from models.config import Settings
-from models.errors import BudgetExceeded, NoIndexError
+from models.errors import BudgetExceeded, NoIndex
 
 from .events import Passage, Retrieved
 
@@ -66,7 +66,7 @@ class RunContext:
     def retrieve(self, query: str, k: int | None = None, parent: int | None = None, depth: int = 0):
         """Search the index, count it, and yield the Retrieved event; returns the passages."""
         if self.retriever is None:
-            raise NoIndexError("this strategy needs an index; build one with `assistant index add FOLDER`")
+            raise NoIndex("this strategy needs an index; build one with `assistant index add FOLDER`")
         passages = self.retriever.search(query, k or self.k)
         self.retrievals += 1
         yield Retrieved(step=self.step(), parent=parent, depth=depth, query=query, passages=passages)

@@ -5,7 +5,7 @@ import time
 from typing import Iterator
 
 from models.config import Settings
-from models.errors import AssistantError, BudgetExceeded, NoIndexError
+from models.errors import AssistantError, BudgetExceeded, NoIndex
 
 from .citations import attribute
 from .context import Result, RunContext
@@ -30,7 +30,7 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
 
         store = IndexStore.open(settings.index_path)  # a missing index fails before any model loads
         if store.passages.count_rows() == 0:  # else the reader answers from nothing, "resolved by passages"
-            raise NoIndexError(f"the index at {settings.index_path} is empty; add a folder with "
+            raise NoIndex(f"the index at {settings.index_path} is empty; add a folder with "
                                  "`assistant index add FOLDER` (or ask without it: --strategy direct)")
         retriever = HybridRetriever(store, registry.get_embedder(settings))
     relevance = None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from index_builder.names import safe_name
+from index_builder.progress import ProgressCallback, StopCheck  # declared once; front ends take them from here
 from models.config import Settings
 from models.errors import AssistantError
 
@@ -21,8 +22,6 @@ from .events import Event
 from .strategies import Strategy, make_strategy
 
 EmbedderFactory = Callable[[Settings], object]
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
 ContextFactory = Callable[[Settings, Strategy], RunContext]
 
 
@@ -142,7 +141,7 @@ def add_source(settings: Settings, path: Path, kind: str | None = None,
                on_progress: ProgressCallback | None = None, should_stop: StopCheck | None = None,
                embedder_factory: EmbedderFactory | None = None, **options):
     """Index a folder, a Wikipedia dump or a passage file (again); returns its summary. Stops
-    (resumably, index_builder.pipeline.Cancelled) when should_stop says so."""
+    (resumably, models.errors.Cancelled) when should_stop says so."""
     kind, path = check_source(kind, path, **options)
     with writing(settings, embedder_factory) as writer:
         return writer.add(kind, path, on_progress=on_progress, should_stop=should_stop, **options)
@@ -158,7 +157,7 @@ def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback
 
 
 def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None = None):
-    """Hybrid search over the index (NoIndexError when there is none), for tools that search
+    """Hybrid search over the index (NoIndex when there is none), for tools that search
     without a strategy (judge distillation)."""
     from index_builder.store import IndexStore
 
@@ -169,7 +168,7 @@ def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None 
 
 
 def check_index(path: Path) -> Path:
-    """An existing index folder, resolved; NoIndexError (or IndexDamaged) when it is not one."""
+    """An existing index folder, resolved; NoIndex (or IndexDamaged) when it is not one."""
     from index_builder.store import IndexStore
 
     IndexStore.open(Path(path))
@@ -184,7 +183,7 @@ def index_exists(settings: Settings) -> bool:
 
 def status(settings: Settings) -> dict:
     """Sources, documents, passages, size, embedding model and last update (IndexStore.status);
-    a NoIndexError when there is none."""
+    a NoIndex when there is none."""
     from index_builder.store import IndexStore
 
     return IndexStore.open(settings.index_path).status()

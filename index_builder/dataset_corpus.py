@@ -13,7 +13,8 @@ from typing import Iterable, Iterator
 
 from .chunking import Chunk
 from .documents import Document
-from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .pipeline import write_documents
+from .progress import Progress, ProgressCallback, StopCheck
 from .store import IndexStore
 
 

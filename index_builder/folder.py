@@ -17,7 +17,8 @@ from models.errors import BadInputError
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
 from .names import safe_name
-from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .pipeline import write_documents
+from .progress import Progress, ProgressCallback, StopCheck
 from .sources import check_folder
 from .store import IndexStore
 from .walk import DEFAULT_MAX_SIZE, cannot_enter, walk_folder, walks_into

@@ -22,9 +22,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from models.errors import AssistantError
-
-from .store_errors import DiskFull
+from models.errors import DiskFull, IndexBusy, IndexPathError
 
 try:
     import fcntl
@@ -34,14 +32,6 @@ except ImportError:  # Windows: no flock; writers are then not serialised
 LOCK_FILE = "assistant-index.lock"
 WAIT_SECONDS = 5.0  # how long a second writer waits before giving up
 _POLL_SECONDS = 0.1
-
-
-class IndexBusy(AssistantError):
-    """Another process is writing the index."""
-
-
-class IndexPathError(AssistantError):
-    """The index folder cannot be used: a file, or not writable."""
 
 
 def not_a_folder(index_path: Path) -> str:

@@ -19,7 +19,8 @@ from models.errors import BadInputError
 from .chunking import Chunk, Section, chunk_sections
 from .documents import Document, content_hash, document_id
 from .names import safe_name
-from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .pipeline import write_documents
+from .progress import Progress, ProgressCallback, StopCheck
 from .sources import check_passage_file
 from .store import IndexStore
 

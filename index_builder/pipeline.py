@@ -1,77 +1,18 @@
 """Embed and write documents to the index in batches, reporting progress, cancellable."""
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Iterable
 
-from models.errors import AssistantError
+from models.errors import Cancelled
 
 from .chunking import Chunk, bounded_heading
 from .documents import Document, passage_id
 from .names import valid_text
+from .progress import Progress, ProgressCallback, StopCheck
 from .store import DocumentRecord, IndexStore
 
 EMBED_BATCH_PASSAGES = 256
 STAGING_SUFFIX = "~new"  # doc id suffix of a replacing large document's passages until it is complete
-
-
-class Cancelled(AssistantError):
-    """should_stop() said stop: everything up to the last committed batch is kept."""
-
-    def __init__(self, message: str = "indexing cancelled; run the same command again to resume"):
-        super().__init__(message)
-
-
-@dataclass
-class Progress:
-    """What a progress bar needs; `total_files` is None while still unknown.
-
-    Sources of unknown length (a Wikipedia dump) report `bytes_done` / `total_bytes` instead,
-    and the ETA is taken from those.
-    """
-
-    files_done: int = 0  # files (or articles) looked at, whether embedded, unchanged or skipped
-    total_files: int | None = None
-    passages_done: int = 0
-    started: float = field(default_factory=time.monotonic)
-    current: str = ""
-    bytes_done: int = 0
-    total_bytes: int | None = None
-
-    @property
-    def elapsed(self) -> float:
-        return max(1e-9, time.monotonic() - self.started)
-
-    @property
-    def passages_per_second(self) -> float:
-        return self.passages_done / self.elapsed
-
-    @property
-    def files_per_second(self) -> float:
-        return self.files_done / self.elapsed
-
-    @property
-    def eta_seconds(self) -> float | None:
-        if self.total_bytes and self.bytes_done:
-            return (self.total_bytes - self.bytes_done) * self.elapsed / self.bytes_done
-        if not self.total_files or not self.files_done:
-            return None
-        return (self.total_files - self.files_done) / self.files_per_second
-
-
-    def report(self, on_progress: "ProgressCallback | None", every: float = 0.2) -> None:
-        """Call on_progress at most every `every` seconds (for loops that do no embedding)."""
-        now = time.monotonic()
-        if on_progress and now - self._last_report >= every:
-            self._last_report = now
-            on_progress(self)
-
-    _last_report: float = field(default=0.0, repr=False)
-
-
-ProgressCallback = Callable[[Progress], None]
-StopCheck = Callable[[], bool]
 
 
 def passage_row(doc: Document, ordinal: int, chunk: Chunk, vector, doc_id: str | None = None) -> dict:

@@ -1,40 +1,18 @@
-"""The errors of the index store that reach the user, as one line each: the index is missing,
-from another embedding model, damaged (what is wrong, and how to rebuild it), or the disk is
-full. LanceDB raises plain OSError / RuntimeError / ValueError whose text holds Rust source
-paths; `translate` turns those into these."""
+"""LanceDB's failures turned into the index errors of models.errors, one line each: damaged
+(what is wrong, and how to rebuild it) or the disk is full. LanceDB raises plain OSError /
+RuntimeError / ValueError whose text holds Rust source paths; `translate` turns those into
+IndexDamaged / DiskFull, `guarded` does so for a store method."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 from pathlib import Path
 
 import pyarrow as pa
 
-from models.errors import AssistantError, IndexUnusable, NoIndexError
-
-
-class IndexError_(IndexUnusable):
-    """The index is missing, from another embedding model, or damaged."""
-
-
-class NoIndex(IndexError_, NoIndexError):
-    """No index at the path yet: what to build is said with it."""
-
-
-class IndexDamaged(IndexError_):
-    """A table or file of the index is missing or unreadable."""
-
-    def __init__(self, path: Path, what: str):
-        super().__init__(f"the index at {path} is damaged ({what}): rebuild it with `assistant index add ...` "
-                         f"into a new --index, or delete {path}")
-
-
-class DiskFull(IndexError_):
-    def __init__(self, path: Path):
-        super().__init__(f"disk full while writing the index at {path}; free space and run the same command "
-                         "again: nothing committed was lost")
-
+from models.errors import AssistantError, DiskFull, IndexDamaged
 
 _RUST_LOCATION = re.compile(r",?\s*/\S+\.rs:\d+:\d+")
 
@@ -71,3 +49,12 @@ def translate(exc: BaseException, path: Path) -> BaseException:
     if isinstance(exc, (OSError, RuntimeError, ValueError, pa.ArrowException)):
         return IndexDamaged(path, _damage(exc, path))
     return exc
+
+
+def guarded(method):
+    """Storage failures inside the store's `method` become one-line errors (its `errors()`)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.errors():
+            return method(self, *args, **kwargs)
+    return wrapper

@@ -16,7 +16,8 @@ from models.errors import AssistantError, BadInputError
 
 from .documents import Document, content_hash
 from .names import safe_name
-from .pipeline import Progress, ProgressCallback, StopCheck, write_documents
+from .pipeline import write_documents
+from .progress import Progress, ProgressCallback, StopCheck
 from .sources import check_dump_file
 from .store import IndexStore
 from .wikitext import article_sections, is_disambiguation, is_redirect

@@ -14,12 +14,25 @@ import os
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Literal, get_args
 
 from platformdirs import user_config_dir, user_data_dir
 
 from .errors import ConfigError
 
 APP_NAME = "offline-assistant"
+
+# The judges, declared once: the settings check, the registry, the app's form and the CLI's
+# help all read these.
+JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
+RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
+JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
+RELEVANCE_JUDGE_KINDS: tuple[str, ...] = get_args(RelevanceJudgeKind)
+
+
+def either(choices: tuple[str, ...]) -> str:
+    """The choices as the user types them: "'reader' or 't5'"."""
+    return " or ".join(f"'{choice}'" for choice in choices)
 
 
 def default_data_dir() -> Path:
@@ -57,12 +70,12 @@ class Settings:
     reader: Path | None = None  # GGUF file; default: the bundled SmolLM2
     embedder: Path | None = None  # sentence-transformers folder; default: bundled MiniLM
     embedder_backend: str = field(default="torch", metadata=_one_of("torch", "onnx"))  # onnx: int8, opt-in
-    judge: str = field(default="reader", metadata=_one_of("reader", "t5"))  # prompted reader or ONNX T5
+    judge: JudgeKind = field(default="reader", metadata=_one_of(*JUDGE_KINDS))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
     # Who judges passage relevance: the trained judge that ships with the package (its passage
     # selector ranks a wide pool: models/relevance_judge.py), or `judge` above (the prompted
     # reader or the T5, yes/no per passage, which dropped answer-bearing passages: EVALUATION.md).
-    relevance_judge: str = field(default="trained", metadata=_one_of("trained", "judge"))
+    relevance_judge: RelevanceJudgeKind = field(default="trained", metadata=_one_of(*RELEVANCE_JUDGE_KINDS))
     relevance_judge_path: Path | None = None  # a trained judge folder; default: the shipped one
     # With the trained judge, retrieval takes a wide pool, the judge ranks it and the reader
     # reads only the best: at least min_passages, at most max_passages, those above the threshold.

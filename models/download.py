@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import ModelError
+from .errors import ModelError, OfflineError
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PROBE_TIMEOUT_S = (4, 10)  # connect, read: an unreachable hub is one line within seconds
@@ -32,10 +32,6 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _SHA1 = re.compile(r"^[0-9a-f]{40}$")
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
-
-
-class OfflineError(ModelError):
-    """The hub cannot be reached (no network, or HF_HUB_OFFLINE=1)."""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,33 @@
-"""Errors that reach the user as one clear line (what is wrong, what to do).
+"""Every error that reaches the user, in one family: one clear line (what is wrong, what to do).
 
 The kind of error, not its wording, tells a front end which hint to give (tui/app.py hint_for):
 no index, a model missing, a bad setting or strategy option, a bad input file or folder.
+
+    AssistantError
+    ├── ConfigError ── OptionError
+    ├── ModelError ── OfflineError
+    ├── IndexProblem
+    │   ├── IndexUnusable ── NoIndex, IndexDamaged
+    │   ├── DiskFull, IndexBusy, IndexPathError
+    ├── BadInputError
+    ├── Interrupted ── Cancelled
+    └── BudgetExceeded
+
+Internal control flow that never reaches a user stays private where it is raised and caught:
+models.gguf_header._Truncated (-> ModelError), index_builder.extract.Unreadable (a skipped
+file's reason) and assistant.evaluation.datasets.BadRecord (a skipped record's reason).
+index_builder.store_errors turns LanceDB's own failures into IndexDamaged / DiskFull.
 """
+from __future__ import annotations
+
+from pathlib import Path
 
 
 class AssistantError(Exception):
     """Base for every error the CLI and TUI show as a single line instead of a traceback."""
 
 
-class ModelError(AssistantError):
-    """A model file is missing, unreadable or of the wrong kind."""
-
-
+# -- settings ------------------------------------------------------------------------------
 class ConfigError(AssistantError):
     """A setting has a value that cannot be used."""
 
@@ -21,23 +36,69 @@ class OptionError(ConfigError):
     """A strategy spec names an unknown strategy or option, or gives an option a bad value."""
 
 
-class IndexUnusable(AssistantError):
-    """The index cannot serve: none, empty, damaged, or built with another embedding model
-    (index_builder.store_errors has the kinds the store raises)."""
+# -- models --------------------------------------------------------------------------------
+class ModelError(AssistantError):
+    """A model file is missing, unreadable or of the wrong kind."""
 
 
-class NoIndexError(IndexUnusable):
+class OfflineError(ModelError):
+    """The hub cannot be reached (no network, or HF_HUB_OFFLINE=1)."""
+
+
+# -- the index -----------------------------------------------------------------------------
+class IndexProblem(AssistantError):
+    """Something is wrong with the index or its folder."""
+
+
+class IndexUnusable(IndexProblem):
+    """The index cannot serve: none, empty, damaged, or built with another embedding model."""
+
+
+class NoIndex(IndexUnusable):
     """There is no index where one is needed (none yet, an empty one, or none given)."""
 
 
+class IndexDamaged(IndexUnusable):
+    """A table or file of the index is missing or unreadable."""
+
+    def __init__(self, path: Path | str, what: str):
+        super().__init__(f"the index at {path} is damaged ({what}): rebuild it with `assistant index add ...` "
+                         f"into a new --index, or delete {path}")
+
+
+class DiskFull(IndexProblem):
+    """The disk filled up while the index was written; what was committed is kept."""
+
+    def __init__(self, path: Path | str):
+        super().__init__(f"disk full while writing the index at {path}; free space and run the same command "
+                         "again: nothing committed was lost")
+
+
+class IndexBusy(IndexProblem):
+    """Another process is writing the index."""
+
+
+class IndexPathError(IndexProblem):
+    """The index folder cannot be used: a file, or not writable."""
+
+
+# -- input and runs ------------------------------------------------------------------------
 class BadInputError(AssistantError):
     """A file or folder given to the assistant cannot be used: missing, of the wrong kind or
     unreadable."""
 
 
-class BudgetExceeded(AssistantError):
-    """The per-question bound on reader calls was reached."""
-
-
 class Interrupted(AssistantError):
     """The user stopped the question while a model call was running."""
+
+
+class Cancelled(Interrupted):
+    """An index run was stopped (should_stop said so): everything up to the last committed
+    batch is kept."""
+
+    def __init__(self, message: str = "indexing cancelled; run the same command again to resume"):
+        super().__init__(message)
+
+
+class BudgetExceeded(AssistantError):
+    """The per-question bound on reader calls was reached."""

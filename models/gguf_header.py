@@ -94,6 +94,11 @@ def _value(fh: BinaryIO, kind: int):
     raise ModelError(f"unknown value type {kind}")
 
 
+def starts_as_gguf(fh: BinaryIO) -> bool:
+    """Whether the file (read from its current position) starts with the GGUF magic."""
+    return fh.read(len(MAGIC)) == MAGIC
+
+
 def read_header(path: Path) -> GGUFHeader:
     """The header of GGUF file `path`, or a ModelError saying in one line what is wrong."""
     path = Path(path)
@@ -110,8 +115,7 @@ def read_header(path: Path) -> GGUFHeader:
 
 def _parse(fh: BinaryIO, path: Path) -> GGUFHeader:
     try:
-        magic = fh.read(4)
-        if magic != MAGIC:
+        if not starts_as_gguf(fh):
             raise ModelError(f"not a GGUF model file: {path} (it does not start with 'GGUF'; "
                              "readers must be llama.cpp GGUF files)")
         version = _unpack(fh, "<I")

@@ -6,6 +6,8 @@ from typing import Callable
 
 from .errors import Interrupted
 
+StopCheck = Callable[[], bool]  # true once the user asked to stop (the Stop key, quitting, Ctrl-C)
+
 
 class Interruptible:
     """Mixin for a model whose long calls check, between tokens or batches, whether to stop.
@@ -14,10 +16,10 @@ class Interruptible:
     to minutes with a large reader on a laptop) before the next question or the exit.
     """
 
-    _should_stop: Callable[[], bool] | None = None
+    _should_stop: StopCheck | None = None
 
     @contextmanager
-    def interruptible(self, should_stop: Callable[[], bool] | None):
+    def interruptible(self, should_stop: StopCheck | None):
         """Within the block, calls raise Interrupted soon after should_stop() turns true."""
         previous, self._should_stop = self._should_stop, should_stop
         try:

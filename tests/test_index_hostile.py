@@ -16,9 +16,9 @@ from index_builder import folder as folder_module
 from index_builder.chunking import MAX_HEADING_CHARS, MAX_PASSAGE_WEIGHT, text_weight
 from index_builder.folder import index_folder
 from index_builder.passages import SeenIds, index_passages
-from index_builder.pipeline import EMBED_BATCH_PASSAGES, Cancelled
+from index_builder.pipeline import EMBED_BATCH_PASSAGES
 from index_builder.store import IndexStore
-from models.errors import AssistantError
+from models.errors import AssistantError, Cancelled
 from test_index_folder import HashEmbedder, ids, write
 
 

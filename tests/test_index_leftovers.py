@@ -18,8 +18,9 @@ from assistant.evaluation.corpus import build_dataset_corpus
 from index_builder.documents import Document
 from index_builder.folder import index_folder
 from index_builder.pipeline import passage_row
-from index_builder.store import DiskFull, DocumentRecord, IndexStore
+from index_builder.store import DocumentRecord, IndexStore
 from index_builder.wikipedia import index_wikipedia
+from models.errors import DiskFull
 from test_index_folder import HashEmbedder
 
 TINYWIKI = Path(__file__).resolve().parents[2] / "shared" / "data" / "mediawiki_xml" / \

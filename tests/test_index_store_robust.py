@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 from index_builder import lock, pipeline
 from index_builder.documents import document_id, passage_id
 from index_builder.folder import index_folder
-from index_builder.pipeline import Cancelled
-from index_builder.store import DiskFull, IndexDamaged, IndexError_, IndexStore
+from index_builder.store import IndexStore
+from models.errors import Cancelled, DiskFull, IndexBusy, IndexDamaged, IndexPathError, IndexUnusable
 
 REPO = Path(__file__).resolve().parents[1]
 DAMAGED = re.compile(r"^the index at \S+ is damaged \(.+\): rebuild it with `assistant index add \.\.\.` "
@@ -156,7 +156,7 @@ def test_a_second_writer_waits_for_a_short_hold_and_a_killed_holder_blocks_nothi
          str(REPO), str(index), "60"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(lock.IndexBusy, match=rf"being written by pid {holder.pid} \("):
+        with pytest.raises(IndexBusy, match=rf"being written by pid {holder.pid} \("):
             lock.acquire(index, wait=0.3)
         holder.send_signal(signal.SIGKILL)  # no release: the system drops the lock with the process
         holder.wait(timeout=10)
@@ -255,7 +255,7 @@ def test_kill_9_mid_build_lists_the_source_and_a_rerun_equals_a_clean_build(tmp_
         try:
             if IndexStore.open(index).documents.count_rows() > 0:
                 break
-        except IndexError_:
+        except IndexUnusable:
             pass  # not created yet
         time.sleep(0.05)
     child.send_signal(signal.SIGKILL)
@@ -325,7 +325,7 @@ def test_index_pointing_at_a_file_is_one_line(tmp_path, env, monkeypatch):
         result = run_cli(*args, "--index", str(not_index))
         assert one_line_error(result) == (f"the index at {not_index} is a file, not an index folder; "
                                           "give --index a folder (a new one is created)"), args
-    with pytest.raises(IndexError_, match="is a file, not an index folder"):  # what `ask` opens
+    with pytest.raises(IndexPathError, match="is a file, not an index folder"):  # what `ask` opens
         IndexStore.open(not_index)
     assert not_index.read_text(encoding="utf-8") == "hello"
 
@@ -383,7 +383,7 @@ def test_status_names_the_bundled_embedding_model_and_old_ids_still_match(tmp_pa
     old = tmp_path / "old"  # built before ids named the package folder
     IndexStore.open_or_create(old, "model:384", 384).close()
     IndexStore.open_or_create(old, f"{name}:384", 384).check_embedding_model(f"{name}:384")
-    with pytest.raises(IndexError_, match="built with embedding model model:384"):
+    with pytest.raises(IndexUnusable, match="built with embedding model model:384"):
         IndexStore.open_or_create(old, "other:384", 384)
     meta = json.loads((old / "assistant-index.json").read_text(encoding="utf-8"))
     assert meta["embedding_model"] == "model:384"  # a reader changes nothing on disk

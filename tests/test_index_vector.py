@@ -7,14 +7,14 @@ import zlib
 import numpy as np
 import pytest
 
-import index_builder.store as store_module
+import index_builder.store_upkeep as store_module
 from assistant.retriever import HybridRetriever
 from index_builder.chunking import Chunk
 from index_builder.documents import Document
 from index_builder.pipeline import write_documents
-from index_builder.store import IndexError_, IndexStore
+from index_builder.store import IndexStore
 from models.embedder import Embedder
-from models.errors import ModelError
+from models.errors import IndexUnusable, ModelError
 
 
 class WordEmbedder:
@@ -46,9 +46,9 @@ def test_another_embedding_model_is_refused_with_a_clear_message(tmp_path):
     store = IndexStore.open_or_create(path, "words:16", 16)
     write_documents(store, WordEmbedder(), documents(3))
     store.finish()
-    with pytest.raises(IndexError_, match="built with embedding model words:16, not other:16"):
+    with pytest.raises(IndexUnusable, match="built with embedding model words:16, not other:16"):
         IndexStore.open_or_create(path, "other:16", 16)
-    with pytest.raises(IndexError_, match="built with embedding model words:16"):
+    with pytest.raises(IndexUnusable, match="built with embedding model words:16"):
         HybridRetriever(IndexStore.open(path), WordEmbedder("other:16"))
 
 

@@ -141,7 +141,7 @@ def test_passage_files_keep_ids(tmp_path, store):
 
 def test_dump_progress_is_shown_as_sizes_and_folder_progress_as_counts():
     from assistant.cli.progress import progress_fields
-    from index_builder.pipeline import Progress
+    from index_builder.progress import Progress
 
     dump = progress_fields(Progress(files_done=40, passages_done=900, bytes_done=3 * 1024 * 1024,
                                     total_bytes=12 * 1024 * 1024), "pages")

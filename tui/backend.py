@@ -17,9 +17,7 @@ from models.config import Settings, load_settings
 from assistant import service
 from assistant.context import RunContext
 from assistant.events import Event
-
-ProgressCallback = Callable[[object], None]  # receives index_builder.pipeline.Progress
-StopCheck = Callable[[], bool]
+from assistant.service import ProgressCallback, StopCheck
 
 
 @dataclass
@@ -105,7 +103,7 @@ class Backend:
         """Index a folder, a Wikipedia dump or a passage file (again); returns the summary line.
 
         Which one is decided by the path, as `assistant index add/wikipedia/passages` would;
-        cancelled (index_builder.pipeline.Cancelled) when should_stop says so.
+        cancelled (models.errors.Cancelled) when should_stop says so.
         """
         return service.add_source(settings, path, on_progress=on_progress, should_stop=should_stop,
                                   embedder_factory=self.embedder_factory).line()

@@ -245,7 +245,7 @@ class IndexScreen(Screen):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def index_worker(self, folder: Path, stop: threading.Event) -> None:
-        from index_builder.pipeline import Cancelled
+        from models.errors import Cancelled
 
         def on_progress(progress) -> None:
             if self._live is None:  # from now on the poll timer reads it; the pipeline reports seldom

@@ -10,10 +10,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from models.config import Settings
+from models.config import JUDGE_KINDS, Settings
 from models.errors import AssistantError
-
-JUDGES = ("reader", "t5")
 
 
 @dataclass
@@ -56,8 +54,9 @@ class SettingsScreen(ModalScreen[Choice | None]):
                 if installed:  # pulled or added with `assistant models pull|add`; picking one fills Reader
                     yield from self._row("Installed", Select(installed, prompt="pick an installed reader",
                                                              compact=True, id="installed-reader"))
-                yield from self._row("Judge", Select([(j, j) for j in JUDGES], allow_blank=False, compact=True,
-                                                     value=s.judge if s.judge in JUDGES else "reader",
+                judges = [(kind, kind) for kind in JUDGE_KINDS]
+                yield from self._row("Judge", Select(judges, allow_blank=False, compact=True,
+                                                     value=s.judge if s.judge in JUDGE_KINDS else "reader",
                                                      id="judge"))
             yield Static("Enter or Ctrl+S applies · Esc cancels · Tab moves between fields",
                          id="settings-keys")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from models.config import allowed
+from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
 from ..strategies.refeed import MAX_DRAFTS
 from .paths import given_path
@@ -45,10 +45,11 @@ def ask(
                                         help="RA-ISF decomposition depth bound."),
     index: Optional[Path] = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir)."),
     reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model: a .gguf file."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' (prompted) or 't5' (ONNX)."),
+    judge: Optional[str] = typer.Option(None, "--judge",
+                                        help=f"Judge: {either(JUDGE_KINDS)} (the prompted reader, an ONNX T5)."),
     relevance_judge: Optional[str] = typer.Option(
-        None, "--relevance-judge", help="Passage relevance: 'trained' (the shipped judge and passage selector "
-                                        "rank a wide pool; the default) or 'judge' (the --judge above)."),
+        None, "--relevance-judge", help=f"Passage relevance: {either(RELEVANCE_JUDGE_KINDS)}: the shipped judge and "
+                                        "passage selector rank a wide pool (the default), or the --judge above."),
     drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=MAX_DRAFTS,
                                          help="ReFeed (-s refeed): number of drafts (1 = greedy only, no diverse "
                                               "feedback)."),

@@ -6,10 +6,10 @@ from typing import Optional
 
 import typer
 
-from models.config import allowed
+from models.config import JUDGE_KINDS, allowed, either
 
-from .progress import progress_bar
 from .paths import given_path
+from .progress import progress_bar
 
 eval_app = typer.Typer()  # mounted by main.py
 
@@ -78,7 +78,7 @@ def evaluate(
     k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF depth bound."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge: 'reader' or 't5'."),
+    judge: Optional[str] = typer.Option(None, "--judge", help=f"Judge: {either(JUDGE_KINDS)}."),
     out: Optional[Path] = typer.Option(None, "--out", parser=given_path, help="Results folder (default eval-runs/<dataset>)."),
     corpus: str = typer.Option("pooled", "--corpus",
                                help="'pooled' (the dataset's own paragraphs), 'none', or an index folder."),

@@ -13,7 +13,7 @@ from pathlib import Path
 from index_builder.dataset_corpus import index_pooled, pooled_paragraphs
 from index_builder.documents import content_hash
 from index_builder.names import safe_name
-from index_builder.pipeline import ProgressCallback, StopCheck
+from index_builder.progress import ProgressCallback, StopCheck
 from models.errors import AssistantError
 
 from .datasets import load_dataset

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from models.config import Settings
-from models.errors import AssistantError, NoIndexError
+from models.errors import AssistantError, NoIndex
 
 from ..runner import build_context, run_question
 from ..strategies import STRATEGIES, make_strategy
@@ -103,7 +103,7 @@ def run_strategy(spec: str, examples: Sequence[QAExample], plan: RunPlan,
     """Answer every example not yet in the results file; returns the summary of all of them."""
     strategy: Strategy = make_strategy(spec)
     if strategy.needs_index and plan.corpus == "none":
-        raise NoIndexError(f"strategy '{spec}' needs an index: this dataset has no paragraphs, so "
+        raise NoIndex(f"strategy '{spec}' needs an index: this dataset has no paragraphs, so "
                            "name one with --corpus INDEX")
     _check_config(plan, spec)
     results = ResultsFile(plan.results_path(spec))

@@ -46,7 +46,7 @@ def search_pools(questions, shared_data: Path, data_dir: Path, embedder, expansi
     as plain records. With `cache`, pools already there are reused and new ones are added to it
     after each file (searching is the slow part; fitting takes seconds)."""
     from ..evaluation.corpus import build_dataset_corpus
-    from index_builder.lock import IndexBusy
+    from models.errors import IndexBusy
     from index_builder.store import IndexStore
 
     from ..retriever import HybridRetriever

@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 from models.errors import AssistantError
 
-from ..pipeline import Cancelled, Progress, ProgressCallback, StopCheck
+from ..progress import Progress, ProgressCallback, StopCheck
 from ..store import IndexStore
 from .ray_runtime import cluster_shape, connect
 from .shards import Part, Shard

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from ..pipeline import ProgressCallback, StopCheck
+from ..progress import ProgressCallback, StopCheck
 from ..store import IndexStore
 from .build import ClusterSummary, build_on_cluster
 from .ray_runtime import require_ray
