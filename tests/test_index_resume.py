@@ -109,7 +109,7 @@ def test_killed_and_cancelled_builds_resume_to_the_clean_result(tmp_path, tiny_e
     assert 0 < len(after_kill) < FILES and set(after_kill) <= set(expected)
 
     code, err = start_and_interrupt(cmd, env, data, signal.SIGINT, after_passages=len(after_kill))
-    assert code == 1 and "indexing cancelled; run the same command again to resume" in err, err
+    assert code == 130 and "interrupted: indexing cancelled; run the same command again to resume" in err, err
     assert "Traceback" not in err
     after_cancel = passage_ids(data)
     assert len(after_kill) < len(after_cancel) < FILES

@@ -10,6 +10,7 @@ import typer
 from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
 from ..strategies.refeed import MAX_DRAFTS
+from .ctrl_c import stop_on_ctrl_c
 from .paths import given_path
 
 ask_app = typer.Typer()  # mounted by main.py
@@ -67,10 +68,9 @@ def ask(
     from models.errors import AssistantError
 
     from .. import service
-    from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..strategies.refeed import with_refeed_options
-    from .render import TraceWriter, answer_block
+    from .render import TraceWriter
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -78,8 +78,17 @@ def ask(
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))  # a bad spec: said before models load
-    steps = TraceWriter()
-    for event in service.ask(question, chosen, settings):
+    ctx = service.prepare(settings, chosen)  # models load: a Ctrl-C stops at once (nothing is written)
+    with stop_on_ctrl_c("stopping the answer") as should_stop:
+        events = service.ask(question, chosen, settings, should_stop=should_stop, context_factory=lambda *_: ctx)
+        _print_events(events, TraceWriter(), trace, as_json)
+
+
+def _print_events(events, steps, trace: bool, as_json: bool) -> None:
+    from ..events import Answer, Token
+    from .render import answer_block
+
+    for event in events:
         if as_json:
             if not isinstance(event, Token):
                 typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))

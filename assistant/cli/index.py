@@ -1,9 +1,7 @@
 """`assistant index ...`: build, update and inspect the document index."""
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import time
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +14,7 @@ from index_builder.names import safe_name
 from .. import service
 from ..sizes import human_size
 from .progress import progress_bar
+from .ctrl_c import stop_on_ctrl_c
 from .paths import given_path
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
@@ -25,29 +24,6 @@ BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
                              "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
-
-
-@contextlib.contextmanager
-def _stop_on_ctrl_c():
-    """First Ctrl-C: finish the current batch, then stop (resumable). Second: stop at once."""
-    state = {"stop": False}
-    previous = signal.getsignal(signal.SIGINT)
-
-    def handler(signum, frame):
-        if state["stop"]:
-            raise KeyboardInterrupt
-        state["stop"] = True
-        typer.echo("\nstopping after the current batch (Ctrl-C again to stop at once)...", err=True)
-
-    try:
-        signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        pass
-    try:
-        yield lambda: state["stop"]
-    finally:
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGINT, previous)
 
 
 def _print_folder_summary(summary) -> None:
@@ -80,7 +56,7 @@ def add(
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with service.writing(settings) as writer, stop_on_ctrl_c("stopping") as should_stop:
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add("folder", path, on_progress=update, should_stop=should_stop, max_size=max_bytes)
@@ -116,7 +92,7 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with service.writing(settings) as writer, stop_on_ctrl_c("stopping") as should_stop:
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
@@ -129,7 +105,7 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
     """Index a dump or a passage file on a Ray cluster: planned and checked first, then shards."""
     plan = service.plan_cluster(kind, path, address, limit)  # checked before any model loads
     settings = _settings(index, backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with service.writing(settings) as writer, stop_on_ctrl_c("stopping") as should_stop:
         bar, update = progress_bar("shards")
         with bar:
             summary = writer.add_on_cluster(plan, address, on_progress=update, should_stop=should_stop)
