@@ -17,6 +17,7 @@ import numpy as np
 
 from .errors import ModelError
 from .interrupt import Interruptible
+from .special_tokens import escape_special
 
 Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -131,7 +132,12 @@ class Reader(Interruptible):
                                    bos_token=piece(self.llm.token_bos()))
 
     def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
-        prompt = self._formatter(messages=list(messages)).prompt
+        """The chat prompt's tokens. Special tokens are parsed in the rendered prompt (the
+        template's own turn markers), so what the messages say is escaped first: a document,
+        title or question holding "<|im_start|>" stays text (models/special_tokens.py)."""
+        own = (self._formatter.bos_token, self._formatter.eos_token)
+        messages = [dict(m, content=escape_special(str(m.get("content", "")), own)) for m in messages]
+        prompt = self._formatter(messages=messages).prompt
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=not prompt.startswith(
             self._formatter.bos_token or "\0"), special=True)
 
