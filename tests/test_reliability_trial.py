@@ -176,3 +176,18 @@ def test_a_dump_cut_before_its_first_article_is_an_error(cli, tmp_path):
     assert "no articles" in line
     if (index / "assistant-index.json").exists():
         assert IndexStore.open(index).status()["sources"] == {}
+
+
+# -- item 9: --json to the end ------------------------------------------------------------------
+@pytest.mark.parametrize("args, code", [(("ask", "Who?", "--json", "-s", "bogus"), 1),
+                                        (("ask", "Who?", "--json", "--k", "0"), 2),
+                                        (("index", "status", "--json", "--index", "/nonexistent/index"), 1)],
+                         ids=["bad-strategy", "bad-option-value", "status-no-index"])
+def test_a_failure_with_json_output_is_a_json_object(cli, args, code):
+    import json
+
+    got, out, err = cli(*args)
+    assert got == code, (got, out, err)
+    (line,) = out.strip().splitlines()
+    error = json.loads(line)
+    assert error["type"] == "error" and error["exit_code"] == code and error["message"] in err
