@@ -337,7 +337,8 @@ def _damages(index: Path) -> dict:
 
 
 # which damages still leave an index that can be searched (the rest must be one error line)
-USABLE_AFTER = {"full-text index deleted", "latest_version_hint.json garbage", "lock file is a folder"}
+USABLE_AFTER = {"latest_version_hint.json garbage", "lock file is a folder"}
+REPAIRED_BY_ADD = {"full-text index deleted"}  # issue 34: status says damaged, an add rebuilds it
 ASK_ON = {"passages.lance deleted", "a passages data file cut in half", "meta holding []",
           "full-text index deleted", "meta names another embedding model"}
 
@@ -364,7 +365,10 @@ def damaged(sweep: Sweep) -> None:
             return None
 
         sweep.case("damaged", f"add: {label}", "index", "add", docs, "--index", index,
-                   expect="ok" if emptied else "error" if other_model else "any", timeout=300, check=same_as_clean)
+                   expect="ok" if emptied or label in REPAIRED_BY_ADD else "error" if other_model else "any",
+                   timeout=300, check=same_as_clean)
+        if label in REPAIRED_BY_ADD:
+            sweep.case("damaged", f"status after add: {label}", "index", "status", "--index", index)
         sweep.case("damaged", f"remove: {label}", "index", "remove", docs, "--index", index, expect="any")
 
 

@@ -34,6 +34,7 @@ import cases_cli  # noqa: E402  (the case modules sit beside this file)
 import cases_index  # noqa: E402
 import injection  # noqa: E402
 import interrupts  # noqa: E402
+import trial  # noqa: E402
 from world import GROUPS, Sweep  # noqa: E402
 
 
@@ -45,7 +46,9 @@ def report(sweep: Sweep, wall: float, cpu: float) -> None:
             ("wrong exit codes", t.wrong_exit), ("other failed checks (unclear error, hang, content)", t.other),
             ("passages lost", t.lost), ("passages duplicated or extra", t.duplicated),
             ("interruptions survived", f"{t.survived} of {t.interruptions}"),
-            ("injections obeyed", f"{t.obeyed} of {t.injections}" if t.injections else "not tried")]
+            ("injections obeyed (steered answers)", f"{t.obeyed} of {t.injections}" if t.injections else "not tried"),
+            ("Ctrl-C honoured within 2 s", f"{t.sigint_runs - t.sigint_slow} of {t.sigint_runs} (slowest "
+                                           f"{t.sigint_max:.2f}s)" if t.sigint_runs else "not tried")]
     for label, value in rows:
         print(f"  {label:<55} {value}")
     print(f"  {'per group':<55} " + ", ".join(f"{g} {n}" for g, n in t.per_group.items()))
@@ -62,11 +65,13 @@ def report(sweep: Sweep, wall: float, cpu: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="", help="comma-separated groups: " + ",".join(GROUPS))
-    parser.add_argument("--skip", default="injection", help="groups to leave out (default: injection)")
+    parser.add_argument("--skip", default="injection,trial-injection",
+                        help="groups to leave out (default: the injection groups, slow on a CPU)")
     parser.add_argument("--kills", type=int, default=10, help="kill -9 during `index add` (default 10)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--qwen", default="/root/.cache/gguf-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
                         help="reader GGUF for the injection group")
+    parser.add_argument("--reader", default="", help="reader GGUF for trial-injection (default: the bundled one)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every command")
     options = parser.parse_args(argv)
@@ -77,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown groups: {', '.join(sorted(unknown))}")
 
-    runners = {**cases_index.GROUPS, **cases_cli.GROUPS, **interrupts.GROUPS, **injection.GROUPS}
+    runners = {**cases_index.GROUPS, **cases_cli.GROUPS, **interrupts.GROUPS, **injection.GROUPS, **trial.GROUPS}
     root = Path(tempfile.mkdtemp(prefix="hostile-sweep-"))
     sweep = Sweep(root, options.verbose)
     sweep.options = options

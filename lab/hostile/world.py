@@ -24,7 +24,8 @@ WARNING = re.compile(r"^.*\b\w*Warning: .*$", re.MULTILINE)  # Python's warnings
 NOBODY = 65534
 MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths included)
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
-          "concurrency", "nesting", "interrupts", "injection"]
+          "concurrency", "nesting", "interrupts", "injection",
+          "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection"]  # issue 34: trial.py
 
 
 @dataclass
@@ -71,6 +72,9 @@ class Tally:
     survived: int = 0
     injections: int = 0
     obeyed: int = 0
+    sigint_runs: int = 0  # Ctrl-C runs timed (lab/hostile/trial.py)
+    sigint_slow: int = 0  # of those, stopped later than 2 s after the signal
+    sigint_max: float = 0.0
     notes: list[str] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     per_group: collections.Counter = field(default_factory=collections.Counter)
