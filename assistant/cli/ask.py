@@ -65,7 +65,7 @@ def ask(
     Example: assistant ask "Who wrote the onboarding guide?" --trace
     """
     from models.config import load_settings
-    from models.errors import AssistantError, Interrupted
+    from models.errors import AssistantError
 
     from .. import service
     from ..strategies import DEFAULT_STRATEGY, make_strategy
@@ -78,11 +78,9 @@ def ask(
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(with_refeed_options(spec, drafts, ensemble))  # a bad spec: said before models load
-    with stop_on_ctrl_c("stopping", at_once=True) as stopped:  # models load: nothing is written
+    with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
         ctx = service.prepare(settings, chosen)
-    if stopped():
-        raise Interrupted("stopped while the models loaded")
-    with stop_on_ctrl_c("stopping the answer") as should_stop:
+        should_stop.loaded()
         events = service.ask(question, chosen, settings, should_stop=should_stop, context_factory=lambda *_: ctx)
         _print_events(events, TraceWriter(), trace, as_json)
 

@@ -8,6 +8,8 @@ import threading
 
 import typer
 
+from models.errors import Interrupted
+
 
 def _in_native_callback(frame) -> bool:
     """Whether Python runs code of llama-cpp-python here, perhaps a callback of llama.cpp (its
@@ -20,22 +22,39 @@ def _in_native_callback(frame) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def stop_on_ctrl_c(stopping: str, at_once: bool = False):
-    """Within the block, the first Ctrl-C prints `stopping` and makes the yielded should_stop()
-    true; the work checks it often (between tokens, decode steps, small batches) and raises
-    Interrupted. A second Ctrl-C raises KeyboardInterrupt wherever the program is.
+class StopFlag:
+    """Called, whether Ctrl-C was pressed. While `loading` (work that writes nothing: models
+    loading) the first Ctrl-C also raises KeyboardInterrupt at once, except inside
+    llama-cpp-python; a KeyboardInterrupt a library swallows there still leaves the flag set,
+    which loaded() turns into Interrupted."""
 
-    `at_once` (work that writes nothing, such as loading models): the first Ctrl-C raises
-    KeyboardInterrupt at once too, except inside llama-cpp-python, where only the flag is set."""
-    stop = threading.Event()
+    def __init__(self, loading: bool):
+        self.event = threading.Event()
+        self.loading = loading
+
+    def __call__(self) -> bool:
+        return self.event.is_set()
+
+    def loaded(self) -> None:
+        """The models are loaded: from now on the first Ctrl-C only sets the flag."""
+        self.loading = False
+        if self.event.is_set():
+            raise Interrupted("stopped while the models loaded")
+
+
+@contextlib.contextmanager
+def stop_on_ctrl_c(stopping: str, loading: bool = False):
+    """Within the block, the first Ctrl-C prints `stopping` and makes the yielded StopFlag
+    true; the work checks it often (between tokens, decode steps, small batches) and raises
+    Interrupted. A second Ctrl-C raises KeyboardInterrupt wherever the program is."""
+    flag = StopFlag(loading)
     previous = signal.getsignal(signal.SIGINT)
 
     def handler(signum, frame):
-        if stop.is_set():
+        if flag.event.is_set():
             raise KeyboardInterrupt
-        stop.set()
-        if at_once and not _in_native_callback(frame):
+        flag.event.set()
+        if flag.loading and not _in_native_callback(frame):
             raise KeyboardInterrupt
         typer.echo(f"\n{stopping} (Ctrl-C again to stop at once)...", err=True)
 
@@ -44,7 +63,7 @@ def stop_on_ctrl_c(stopping: str, at_once: bool = False):
     except ValueError:  # not the main thread
         pass
     try:
-        yield stop.is_set
+        yield flag
     finally:
         with contextlib.suppress(ValueError, TypeError):
             signal.signal(signal.SIGINT, previous)
