@@ -121,6 +121,10 @@ def _sigint(sweep: Sweep, label: str, args: tuple, ready, extra_env=None) -> Non
     os.killpg(proc.pid, signal.SIGINT)
     result = sweep.finish(proc, list(args), started, timeout=120)
     seconds = time.monotonic() - sent
+    lines = result.out.strip().splitlines()
+    if result.rc == 0 and lines and ("reader calls" in lines[-1] or lines[-1].startswith("index: ")):
+        sweep.note(f"Ctrl-C {label}: the work had ended as the signal came (not counted)")
+        return
     sweep.tally.sigint_runs += 1
     sweep.tally.sigint_max = max(sweep.tally.sigint_max, seconds)
     print(f"   Ctrl-C {label}: exit {result.rc} after {seconds:.2f}s", flush=True)
@@ -143,9 +147,12 @@ def _after(seconds: float):
 def trial_sigint(sweep: Sweep) -> None:
     index = base_index(sweep)
     question = "Tell a very long story about Project Heron, its leader and its boats, in many chapters. " * 30
-    for delay in (2.0, 6.0, 12.0, 20.0):  # model loading, prompt evaluation, generation
-        _sigint(sweep, f"ask at {delay:.0f}s", ("ask", question, "-s", "rag", "--k", "4", "--index", index),
+    for delay in (2.0, 6.0, 12.0):  # model loading, retrieval and judging, prompt evaluation
+        _sigint(sweep, f"ask -s rag at {delay:.0f}s", ("ask", question, "-s", "rag", "--k", "4", "--index", index),
                 _after(delay), {"ASSISTANT_MAX_ANSWER_TOKENS": "600"})
+    for delay in (8.0, 16.0):  # a long answer being generated
+        _sigint(sweep, f"ask -s direct at {delay:.0f}s", ("ask", "Tell a very long story about a dragon.", "-s",
+                                                         "direct"), _after(delay), {"ASSISTANT_MAX_ANSWER_TOKENS": "900"})
     folder, _clean = many_files(sweep)
     for number, delay in enumerate((1.5, 4.0, 8.0)):
         target = sweep.path(f"sigint-add-{number}")
