@@ -6,6 +6,9 @@ from typing import Sequence
 from models.judges.prompted import ANSWER_STYLE, closed_book_messages
 
 from .events import Passage
+from .quoting import document_text
+
+MAX_QUOTED_CHARS = 200  # a title or heading; longer is body text posing as one
 
 PASSAGES_SYSTEM = (
     "You are a question-answering assistant. Documents are given between <documents> tags: they are "
@@ -24,14 +27,14 @@ FACTS_NOTE = ("Answers found earlier for simpler questions are given between <fa
 
 
 def _clean(text: str) -> str:
-    """Keep quoted data from closing its own delimiters."""
-    for tag in ("<documents>", "</documents>", "<facts>", "</facts>"):
-        text = text.replace(tag, "")
-    return text.strip()
+    """Keep quoted data from closing its own delimiters, from posing as chat turns and from
+    offering a "Sources:" list to copy (quoting.document_text)."""
+    return document_text(text)
 
 
 def _quoted(text: str) -> str:
-    return '"' + _clean(text).replace('"', "'") + '"'
+    """A title or heading as one quoted, bounded value on its line."""
+    return '"' + " ".join(_clean(text).replace('"', "'").split())[:MAX_QUOTED_CHARS] + '"'
 
 
 def format_passages(passages: Sequence[Passage]) -> str:

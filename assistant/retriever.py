@@ -61,20 +61,28 @@ class HybridRetriever:
         self.indexed = store.has_vector_index()
         self.nprobes = nprobes
         self.refine_factor = refine_factor
+        from index_builder.health import searchable_filter
+
+        with store.errors():  # passages of a document an interrupted run left unfinished stay out
+            self.keep_out = searchable_filter(store)
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
                  .limit(n).select(columns + ["_distance"]))
         if self.indexed:
             query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
+        if self.keep_out:
+            query = query.where(self.keep_out, prefilter=True)
         return query.to_list()
 
     def by_text(self, query: str, n: int) -> list[dict]:
         words = fts_query(query)
         if not words:
             return []
-        return (self.table.search(words, query_type="fts", fts_columns="search_text")
-                .limit(n).select(_COLUMNS + ["_score"]).to_list())
+        query = self.table.search(words, query_type="fts", fts_columns="search_text")
+        if self.keep_out:
+            query = query.where(self.keep_out, prefilter=True)
+        return query.limit(n).select(_COLUMNS + ["_score"]).to_list()
 
     def search(self, query: str, k: int) -> list[Passage]:
         n = max(k, self.candidates)

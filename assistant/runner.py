@@ -10,6 +10,7 @@ from models.errors import AssistantError, BudgetExceeded, NoIndex
 from .citations import attribute
 from .context import Result, RunContext
 from .events import Answer, Event, Note, Started
+from .quoting import answer_text
 from .strategies import make_strategy
 from .strategies.base import Strategy
 
@@ -59,8 +60,9 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
     counts = {"retrievals": ctx.retrievals, "sub_questions": ctx.sub_questions, "reader_calls": usage["calls"],
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
-    cited = attribute(result.text, question, result.citations)  # only what the answer rests on
-    yield Answer(step=ctx.step(), question=question, text=result.text, citations=cited.cited,
+    text = answer_text(result.text)  # without a sources block copied from a document
+    cited = attribute(text, question, result.citations)  # only what the answer rests on
+    yield Answer(step=ctx.step(), question=question, text=text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
                  passages_read=[p.id for p in result.citations])

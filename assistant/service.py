@@ -195,6 +195,32 @@ def status(settings: Settings) -> IndexStatus:
     return IndexStore.open(settings.index_path).status()
 
 
+def repair(settings: Settings) -> list[str]:
+    """Rebuild what the index can rebuild from its tables (index_builder.health): a lost metadata
+    file, a missing or unreadable full-text or vector index, an interrupted run's leftovers;
+    returns what was done ([] when nothing needed it)."""
+    from index_builder import health, lock
+    from index_builder.store import DOCUMENTS, META_FILE, PASSAGES, IndexStore
+    from models import registry
+
+    path = settings.index_path
+    done = []
+    if not (path / META_FILE).is_file() and (path / f"{PASSAGES}.lance").is_dir() \
+            and (path / f"{DOCUMENTS}.lance").is_dir():
+        embedder = registry.get_embedder(settings)
+        with lock.write_lock(path):
+            health.rebuild_meta(path, embedder.model_id, embedder.dim)
+        done.append(f"metadata file {META_FILE} rebuilt from the tables")
+    IndexStore.open(path)  # no index, or damage beyond repair: said before taking the lock
+    with lock.write_lock(path), IndexStore.open(path) as store:
+        done += health.repair(store)
+        left = health.problems(store)
+    if left:
+        raise AssistantError(f"the index at {path} is still damaged after repair ({'; '.join(left)}): rebuild it "
+                             "with `assistant index add ...` into a new --index")
+    return done
+
+
 def remove(settings: Settings, given: str) -> tuple[str, int]:
     """Drop the source `given` names (as `status` lists it, or as a path): (its name, passages
     removed). An unknown source is an error listing the known ones."""

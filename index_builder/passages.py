@@ -237,6 +237,10 @@ def index_passages(store: IndexStore, embedder, file: Path,
         raise BadInputError(f"{shown} is not UTF-8 text; passage files must be UTF-8") from None
     except OSError as exc:
         raise BadInputError(f"cannot read {shown}: {exc.strerror}") from None
+    if not current and not known:  # nothing read: no source to register, and no success to report
+        store.remove_source(source)
+        raise BadInputError(f"no passages in {shown} ({summary.bad_lines} unreadable lines); passage files are "
+                            ".jsonl ({id, title, text}) or .tsv (id, text, title)")
     gone = [doc_id for doc_id in known if doc_id not in current]
     store.remove_documents(gone)
     summary.removed = len(gone)

@@ -12,6 +12,7 @@ from .progress import Progress, ProgressCallback, StopCheck
 from .store import DocumentRecord, IndexStore
 
 EMBED_BATCH_PASSAGES = 256
+EMBED_SLICE = 16  # passages embedded between two looks at should_stop (~0.2 s on one slow core)
 STAGING_SUFFIX = "~new"  # doc id suffix of a replacing large document's passages until it is complete
 
 
@@ -62,8 +63,9 @@ class _Batches:
     doc id, so the old version stays whole until the new one is complete.
     """
 
-    def __init__(self, store: IndexStore, embedder, progress: Progress, on_progress):
+    def __init__(self, store: IndexStore, embedder, progress: Progress, on_progress, should_stop=None):
         self.store, self.embedder, self.progress, self.on_progress = store, embedder, progress, on_progress
+        self.should_stop = should_stop
         self.items: list[tuple[Document, int, Chunk]] = []  # (document, ordinal, passage)
         self.complete: list[tuple[Document, int]] = []  # documents whose last passage is here: (doc, passages)
         self.open: dict[str, str] = {}  # doc id -> doc id its already written passages carry
@@ -77,6 +79,7 @@ class _Batches:
         """Embed and write what is pending; `open_doc` has more passages still to come."""
         if not self.items and not self.complete:
             return
+        vectors = self._embed([embedding_text(d, c.text, c.section) for d, _, c in self.items])
         replace, promote = [], []
         for doc, _ in self.complete:
             staged = self.open.pop(doc.doc_id, None)
@@ -88,8 +91,6 @@ class _Batches:
         if open_doc is not None and open_doc.doc_id not in self.open:
             doc_id = open_doc.doc_id
             self.open[doc_id] = doc_id + STAGING_SUFFIX if open_doc.replaces else doc_id
-        vectors = self.embedder.encode([embedding_text(d, c.text, c.section) for d, _, c in self.items]) \
-            if self.items else []
         rows = [passage_row(d, n, c, v, self.open.get(d.doc_id)) for (d, n, c), v in zip(self.items, vectors)]
         records = [document_record(d, count) for d, count in self.complete]
         for doc_id, staged in promote:  # the old version goes only now, then the new one takes its id
@@ -102,6 +103,22 @@ class _Batches:
         if self.on_progress:
             self.on_progress(self.progress)
         self.items, self.complete = [], []
+
+    def _embed(self, texts: list[str]) -> list:
+        """Vectors of `texts`, a slice at a time: a batch of 256 took 30-45 s on one slow core,
+        and Ctrl-C waited for it. Stopped, Cancelled is raised before anything is written."""
+        vectors: list = []
+        for start in range(0, len(texts), EMBED_SLICE):
+            if self.should_stop and self.should_stop():
+                raise Cancelled()
+            vectors.extend(self.embedder.encode(texts[start:start + EMBED_SLICE]))
+        return vectors
+
+    def discard(self) -> None:
+        """Stopped: what is not written yet is left for the next run, and the passages of a
+        document cut in the middle leave the index now (no orphans to find in between)."""
+        self.items, self.complete = [], []
+        self.drop_open()
 
     def drop_open(self) -> None:
         """Cancelled inside a document: its passages written so far leave the index now."""
@@ -120,37 +137,35 @@ def write_documents(
     """Embed and write documents in batches of EMBED_BATCH_PASSAGES passages (a large document
     spans several); each batch commits as a whole. Returns passages written.
 
-    `should_stop` is asked before each document and between batches; when it says True what is
-    complete is committed, the passages of a document cut in the middle are removed, and
-    Cancelled is raised, so a re-run resumes where this one stopped.
+    `should_stop` is asked before each document and between slices of a batch's embedding; when
+    it says True, nothing more is written, what the batches had committed stays, the passages of
+    a document cut in the middle are removed, and Cancelled is raised, so a re-run resumes where
+    this one stopped.
     """
     progress = progress or Progress()
-    batches = _Batches(store, embedder, progress, on_progress)
-
-    def stop_here() -> None:
-        if should_stop and should_stop():
-            batches.flush()
-            raise Cancelled()
-
+    batches = _Batches(store, embedder, progress, on_progress, should_stop)
     documents = iter(documents)
-    while True:
-        stop_here()  # before the next document is read and extracted
-        doc = next(documents, None)
-        if doc is None:
-            break
-        progress.current = doc.path
-        count = 0
-        for chunk in doc.passages():
-            batches.items.append((doc, count, chunk))
-            count += 1
+    try:
+        while True:
+            if should_stop and should_stop():  # before the next document is extracted
+                raise Cancelled()
+            doc = next(documents, None)
+            if doc is None:
+                break
+            progress.current = doc.path
+            count = 0
+            for chunk in doc.passages():
+                batches.items.append((doc, count, chunk))
+                count += 1
+                if batches.full:
+                    batches.flush(open_doc=doc)
+            batches.complete.append((doc, count))
             if batches.full:
-                batches.flush(open_doc=doc)
-                if should_stop and should_stop():
-                    batches.drop_open()
-                    raise Cancelled()
-        batches.complete.append((doc, count))
-        if batches.full:
-            batches.flush()
-    batches.flush()
-    stop_here()  # all written, but the caller's closing steps (removals) are not done
+                batches.flush()
+        batches.flush()
+    except Cancelled:
+        batches.discard()
+        raise
+    if should_stop and should_stop():  # all written, but the caller's closing steps (removals) are not done
+        raise Cancelled()
     return batches.written

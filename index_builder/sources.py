@@ -35,6 +35,8 @@ def check_passage_file(path: Path) -> Path:
     path, shown = _existing(path, "no such passage file", False, "give a .jsonl or .tsv passage file")
     if "".join(path.suffixes[-1:]).lower() not in PASSAGE_SUFFIXES:
         raise BadInputError(f"{shown}: passage files are .jsonl ({{id, title, text}}) or .tsv (id, text, title)")
+    if path.stat().st_size == 0:
+        raise BadInputError(f"{shown} is empty: no passages to index")
     return path
 
 

@@ -23,7 +23,7 @@ import time
 import weakref
 from pathlib import Path
 
-from models.errors import IndexDamaged, IndexPathError, IndexUnusable, NoIndex
+from models.errors import IndexDamaged, IndexPathError, IndexRepairable, IndexUnusable, NoIndex
 
 from . import lock
 from .store_errors import guarded, translate
@@ -54,6 +54,16 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
         self._running: set[str] = set()  # sources begun by this store and not yet finished
         self._model_id_upgrade = ""
 
+    def finish(self) -> None:
+        """IndexUpkeep's end of a run, after rebuilding a missing or unreadable search index
+        (health.py): an `add` with nothing new repairs it too."""
+        from .health import rebuild_search_indices
+
+        self.hold_write_lock()
+        with self.errors():
+            rebuild_search_indices(self)
+        super().finish()
+
     # -- opening -----------------------------------------------------------------------
     @classmethod
     def open(cls, path: Path) -> "IndexStore":
@@ -62,6 +72,8 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
         if path.exists() and not path.is_dir():
             raise IndexPathError(lock.not_a_folder(path))
         if not (path / META_FILE).is_file():
+            if (path / f"{PASSAGES}.lance").is_dir() and (path / f"{DOCUMENTS}.lance").is_dir():
+                raise IndexRepairable(path, f"its metadata file {META_FILE} is missing")
             raise NoIndex(f"no index at {path}; build one with `assistant index add FOLDER`")
         meta = read_meta(path)
         import lancedb

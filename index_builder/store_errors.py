@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from models.errors import AssistantError, DiskFull, IndexDamaged
+from models.errors import AssistantError, DiskFull, IndexDamaged, IndexRepairable
 
 _RUST_LOCATION = re.compile(r",?\s*/\S+\.rs:\d+:\d+")
 
@@ -47,7 +47,10 @@ def translate(exc: BaseException, path: Path) -> BaseException:
     if _is_disk_full(exc):
         return DiskFull(path)
     if isinstance(exc, (OSError, RuntimeError, ValueError, pa.ArrowException)):
-        return IndexDamaged(path, _damage(exc, path))
+        damage = _damage(exc, path)
+        if "a file is missing" in damage and "_indices/" in damage:  # a search index: rebuilt from the table
+            return IndexRepairable(path, damage)
+        return IndexDamaged(path, damage)
     return exc
 
 

@@ -40,6 +40,7 @@ class IndexStatus:
     updated: float | None  # time of the last finished run; None: never
     sources: tuple[SourceStatus, ...]  # sorted by name
     vector_index: bool  # an IVF-PQ index is built (else exact vector search)
+    problems: tuple[str, ...] = ()  # what index/health.py finds missing or unreadable; () when healthy
 
     def source(self, name: str) -> SourceStatus | None:
         return next((source for source in self.sources if source.name == name), None)
@@ -49,7 +50,7 @@ class IndexStatus:
         return {"path": self.path, "embedding_model": self.embedding_model, "documents": self.documents,
                 "passages": self.passages, "disk_bytes": self.disk_bytes, "updated": self.updated,
                 "sources": {source.name: source.as_dict() for source in self.sources},
-                "vector_index": self.vector_index}
+                "vector_index": self.vector_index, "problems": list(self.problems)}
 
 
 def folder_size(path: Path) -> int:
@@ -69,17 +70,22 @@ class StatusReport:
     @guarded
     def status(self) -> IndexStatus:
         """What `assistant index status` shows. A source whose run has not ended (still
-        running, or interrupted) is `incomplete`."""
+        running, or interrupted) is `incomplete`; passages of an unfinished document (left by a
+        kill) are not counted, and `problems` lists what index/health.py finds missing."""
+        from .health import problems, searchable_filter
+
         documents, passages = self.documents, self.passages
+        searchable = searchable_filter(self)  # passages of an unfinished document are not counted
         sources = []
         for name, info in sorted(self.meta.get("sources", {}).items()):
             info = dict(info) if isinstance(info, dict) else {}
             where = f"source = {quote([name])}"
             sources.append(SourceStatus(
-                name, str(info.get("kind") or ""), documents.count_rows(where), passages.count_rows(where),
+                name, str(info.get("kind") or ""), documents.count_rows(where),
+                passages.count_rows(f"{where} AND {searchable}" if searchable else where),
                 incomplete=bool(info.get("incomplete")), file=str(info.get("file") or ""),
                 cluster=bool(info.get("cluster")), recorded=MappingProxyType(info)))
         disk = folder_size(self.path)
         return IndexStatus(str(self.path), self.meta.get("embedding_model"), documents.count_rows(),
-                           self.passages.count_rows(), disk, self.meta.get("updated"), tuple(sources),
-                           self.has_vector_index())
+                           passages.count_rows(searchable), disk, self.meta.get("updated"), tuple(sources),
+                           self.has_vector_index(), tuple(problems(self)))

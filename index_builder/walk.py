@@ -78,6 +78,12 @@ def _size_text(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
 
 
+def _sizes_text(size: int, limit: int) -> str:
+    """"60.2 MB > 50.0 MB"; in bytes when rounding would show two equal sizes."""
+    shown, bound = _size_text(size), _size_text(limit)
+    return f"{shown} > {bound}" if shown != bound else f"{size:,} bytes > {limit:,} bytes"
+
+
 def walk_folder(root: Path, max_size: int = DEFAULT_MAX_SIZE, exclude: Iterable[Path] = ()) -> WalkResult:
     """`exclude`: folders not to index (the index's own folder when it lies inside `root`)."""
     result = WalkResult()
@@ -129,8 +135,7 @@ def walk_folder(root: Path, max_size: int = DEFAULT_MAX_SIZE, exclude: Iterable[
             if not os.path.isfile(path):
                 result.skipped.append((relative, "not a regular file"))
             elif stat.st_size > max_size:
-                result.skipped.append((relative, f"larger than --max-size ({_size_text(stat.st_size)} > "
-                                                  f"{_size_text(max_size)})"))
+                result.skipped.append((relative, f"larger than --max-size ({_sizes_text(stat.st_size, max_size)})"))
             elif relative in seen:
                 result.skipped.append((relative, "its escaped name is the name of another file; rename one"))
             else:

@@ -201,6 +201,11 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
         summary.passages = write_documents(store, embedder, articles(), progress, on_progress, should_stop)
     finally:
         raw.close()
+    if not summary.articles and not summary.unchanged and not known:  # nothing to register or report
+        store.remove_source(source)
+        why = f"the dump is cut or damaged ({summary.ended_early})" if summary.ended_early else \
+            "skipped: " + (", ".join(f"{n} {why}" for why, n in sorted(summary.skipped.items())) or "no pages")
+        raise AssistantError(f"no articles in {safe_name(str(dump))}: {why}")
     if known and not limit and not summary.ended_early:  # unseen may lie past the cut
         gone = [record.doc_id for path, record in known.items() if path not in seen]
         store.remove_documents(gone)

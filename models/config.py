@@ -96,7 +96,7 @@ class Settings:
     k: int = field(default=10, metadata=_whole(1, 50))
     depth: int = field(default=3, metadata=_whole(0, 6))
     # 0 answers "unknown" with a note that the bound was hit: useless but explained, not silent
-    max_reader_calls: int = field(default=60, metadata=_whole(0, 10000))
+    max_reader_calls: int = field(default=60, metadata=_whole(1, 10000))  # 0 answered every question "unknown"
     max_answer_tokens: int = field(default=96, metadata=_whole(1, 8192))
 
     @property
@@ -186,7 +186,7 @@ def _read_config_file(may_be_missing: bool) -> tuple[Path, dict]:
                               "create it or unset ASSISTANT_CONFIG")
         return path, {}
     try:
-        return path, tomllib.loads(path.read_text(encoding="utf-8"))
+        return path, tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Notepad) is no error
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not UTF-8 text") from None
     except OSError as exc:

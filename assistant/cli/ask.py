@@ -10,6 +10,8 @@ import typer
 from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
 from ..strategies.refeed import MAX_DRAFTS
+from .ctrl_c import stop_on_ctrl_c
+from .paths import given_path
 
 ask_app = typer.Typer()  # mounted by main.py
 K, DEPTH = allowed("k"), allowed("depth")
@@ -42,8 +44,8 @@ def ask(
     k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF decomposition depth bound."),
-    index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
-    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
+    index: Optional[Path] = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir)."),
+    reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge",
                                         help=f"Judge: {either(JUDGE_KINDS)} (the prompted reader, an ONNX T5)."),
     relevance_judge: Optional[str] = typer.Option(
@@ -66,9 +68,8 @@ def ask(
     from models.errors import AssistantError
 
     from .. import service
-    from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
-    from .render import TraceWriter, answer_block
+    from .render import TraceWriter
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -77,8 +78,18 @@ def ask(
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
-    steps = TraceWriter()
-    for event in service.ask(question, chosen, settings):
+    with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
+        ctx = service.prepare(settings, chosen)
+        should_stop.loaded()
+        events = service.ask(question, chosen, settings, should_stop=should_stop, context_factory=lambda *_: ctx)
+        _print_events(events, TraceWriter(), trace, as_json)
+
+
+def _print_events(events, steps, trace: bool, as_json: bool) -> None:
+    from ..events import Answer, Token
+    from .render import answer_block
+
+    for event in events:
         if as_json:
             if not isinstance(event, Token):
                 typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))

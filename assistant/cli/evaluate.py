@@ -8,6 +8,7 @@ import typer
 
 from models.config import JUDGE_KINDS, allowed, either
 
+from .paths import given_path
 from .progress import progress_bar
 
 eval_app = typer.Typer()  # mounted by main.py
@@ -68,17 +69,17 @@ def _exclude(examples, files: list[Path]):
 
 @eval_app.command("eval")
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
+    dataset: Path = typer.Argument(..., parser=given_path, help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
                                              "PopQA, WebQuestions or StrategyQA (see README, eval)."),
     strategy: str = typer.Option("direct,rag,ra-isf", "--strategy", "-s",
                                  help="Comma-separated strategy specs, e.g. 'direct,rag,ra-isf:depth=1'."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Only the first N questions."),
-    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
+    reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model: a .gguf file."),
     k: Optional[int] = typer.Option(None, "--k", min=K.low, max=K.high, help="Passages per retrieval."),
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF depth bound."),
     judge: Optional[str] = typer.Option(None, "--judge", help=f"Judge: {either(JUDGE_KINDS)}."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default eval-runs/<dataset>)."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=given_path, help="Results folder (default eval-runs/<dataset>)."),
     corpus: str = typer.Option("pooled", "--corpus",
                                help="'pooled' (the dataset's own paragraphs), 'none', or an index folder."),
     exclude: Optional[list[Path]] = typer.Option(

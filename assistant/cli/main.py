@@ -1,12 +1,13 @@
 """Entry point: registers the command groups and turns every failure into one clear line."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 import typer
 
-from models.errors import AssistantError
+from models.errors import AssistantError, Interrupted
 
 app = typer.Typer(
     help="Offline question answering over your documents with local models.\n\n"
@@ -55,6 +56,26 @@ def usage_error_line(exc: typer.TyperException) -> str:
     return f"error: {message} (see {' '.join(['assistant', *reversed(names)])} --help)"
 
 
+def _report(line: str, code: int) -> None:
+    """The one line that ends a failed or stopped command, on stderr; with --json also as a JSON
+    object on stdout, so that a program reading the events gets JSON to the end."""
+    if "--json" in sys.argv[1:]:
+        kind = "interrupted" if code == 130 else "error"
+        message = line.split(": ", 1)[1] if line.startswith(("error: ", "interrupted: ")) else line
+        print(json.dumps({"type": kind, "message": message, "exit_code": code}, ensure_ascii=False), flush=True)
+    print(line, file=sys.stderr)
+
+
+def _exit_interrupted(line: str) -> None:
+    """Exit 130 at once. The command's own clean-up has run (the index closed, its lock given
+    back); what is left is the interpreter's teardown of the loaded models and libraries, about
+    2 s on a laptop, which Ctrl-C should not wait for."""
+    _report(line, 130)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
 def run() -> None:
     # Libraries stay off the network; `models pull` goes online unless the user set offline mode.
     os.environ.setdefault("ASSISTANT_USER_HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", ""))
@@ -65,26 +86,28 @@ def run() -> None:
         code = app(standalone_mode=False)
     except typer.TyperException as exc:  # click's usage errors (exit 2) and the few others
         if type(exc).__name__ != "NoArgsIsHelpError":  # a group given no command: its help is shown
-            print(usage_error_line(exc), file=sys.stderr)
+            _report(usage_error_line(exc), exc.exit_code)
         sys.exit(exc.exit_code)
     except typer.Abort:  # end of input at a prompt
-        print("aborted", file=sys.stderr)
+        _report("aborted", 1)
         sys.exit(1)
+    except Interrupted as exc:  # Ctrl-C, heard at a point where stopping keeps everything whole
+        _exit_interrupted(f"interrupted: {exc}")
     except AssistantError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _report(f"error: {exc}", 1)
         sys.exit(1)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        _exit_interrupted("interrupted")
     except Exception as exc:  # the last line of defence: never a traceback for the user
         if os.environ.get("ASSISTANT_DEBUG"):
             raise
         first = (str(exc).splitlines() or [""])[0]
-        print(f"error: unexpected {type(exc).__name__}: {first} (set ASSISTANT_DEBUG=1 for details)",
-              file=sys.stderr)
+        _report(f"error: unexpected {type(exc).__name__}: {first} (set ASSISTANT_DEBUG=1 for details)", 70)
         sys.exit(70)
     # Always an exit, as in click's standalone mode: --help and Ctrl-C return their code, a
     # command returns None.
+    if code == 130:  # click turns a KeyboardInterrupt into exit code 130, silently
+        _exit_interrupted("interrupted")
     sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
 

@@ -8,6 +8,8 @@ from typing import Optional
 
 import typer
 
+from .paths import given_path
+
 models_app = typer.Typer(help="Show, pull and choose models; export a T5 checkpoint as the judge.",
                          no_args_is_help=True)
 
@@ -38,9 +40,9 @@ def list_models() -> None:
 
 @models_app.command("export-judge")
 def export_judge(
-    checkpoint: Path = typer.Argument(..., help="A Hugging Face T5 folder (config.json, weights, tokenizer)."),
+    checkpoint: Path = typer.Argument(..., parser=given_path, help="A Hugging Face T5 folder (config.json, weights, tokenizer)."),
     int8: bool = typer.Option(False, "--int8", help="Dynamic int8 quantization: ~4x smaller, faster on CPU."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Judge folder (default: <data dir>/judges/NAME)."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=given_path, help="Judge folder (default: <data dir>/judges/NAME)."),
     use: bool = typer.Option(True, "--use/--no-use", help="Register it as the judge in config.toml."),
 ) -> None:
     """Export a T5 checkpoint to ONNX (only the files inference needs) and make it the judge.
@@ -172,7 +174,7 @@ def use(name_or_path: str = typer.Argument(..., help="An installed model's name 
 
 @models_app.command("add")
 def add(
-    path: Path = typer.Argument(..., help="A local .gguf chat model."),
+    path: Path = typer.Argument(..., parser=given_path, help="A local .gguf chat model."),
     name: Optional[str] = typer.Option(None, "--name", help="What to call it (default: the file name)."),
 ) -> None:
     """Register a GGUF file you already have, so that `models list`, `models use NAME` and the app offer it.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..events import Answer, Event, Relevance, Retrieved
+from ..quoting import shown_label
 from ..step_text import StepNarrator, passage_name, relevance_summary, resolved_phrase, short
 
 
@@ -48,9 +49,9 @@ def answer_block(answer: Answer, revised: bool = True) -> str:
     if answer.citations:
         lines.append("")
         lines.append("Sources:")
-        for i, p in enumerate(answer.citations, 1):
-            about = " > ".join(x for x in (p.title, p.section) if x and x not in p.citation_label())
-            lines.append(f"  [{i}] {p.citation_label()}" + (f" ({about})" if about else ""))
+        for i, p in enumerate(answer.citations, 1):  # the index's own metadata, bounded and quoted
+            about = " > ".join(f'"{shown_label(x, 60)}"' for x in (p.title, p.section) if x and x not in p.citation_label())
+            lines.append(f"  [{i}] {shown_label(p.citation_label())}" + (f" ({about})" if about else ""))
     elif answer.passages_read:
         lines.append("")
         lines.append(f"No source: none of the {len(answer.passages_read)} passages read holds this answer.")

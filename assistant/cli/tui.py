@@ -1,12 +1,36 @@
 """`assistant tui`: the full-screen app."""
 from __future__ import annotations
 
+import os
+import sys
+
 import typer
 
 tui_app = typer.Typer()  # mounted by main.py
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
+def no_terminal_reason() -> str:
+    """Why the app cannot draw here ("" when it can). Without a terminal (input from a file or
+    /dev/null, output to a file) Textual never exits and writes screen codes into the output."""
+    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
+        return "the full-screen app needs a terminal (input or output is redirected)"
+    if os.environ.get("TERM", "") == "dumb":
+        return "the full-screen app needs a terminal that can draw screens (TERM=dumb)"
+    return ""
+
+
 def open_app() -> None:
+    reason = no_terminal_reason()
+    if reason:
+        typer.echo(f'error: {reason}; in scripts use `assistant ask "QUESTION"`', err=True)
+        raise typer.Exit(2)
     try:
         from tui.app import run_app
     except ImportError:

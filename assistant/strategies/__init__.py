@@ -29,7 +29,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     options: dict[str, str] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, eq, value = item.partition("=")
-        options[key.strip().replace("-", "_")] = value.strip() if eq else "true"
+        key, value = key.strip().replace("-", "_"), value.strip() if eq else "true"
+        if options.get(key, value) != value:  # "rerank=true,rerank=false": which one was meant?
+            raise OptionError(f"option {key} is given twice, as {options[key]} and as {value}; give it once")
+        options[key] = value
     return name.strip(), options
 
 

@@ -91,9 +91,12 @@ def html_sections(markup: bytes | str, headings=None) -> tuple[str, list[Section
 
 
 def html_file(path: Path, data: bytes):
+    """Decoded as any text file is (binary junk named .html is refused as it is named .txt,
+    and Latin-1 is not guessed as another code page), then parsed."""
     from . import Extracted
+    from .text import decode
 
-    title, sections, _ = html_sections(data)
+    title, sections, _ = html_sections(decode(data))
     return Extracted(title, sections)
 
 

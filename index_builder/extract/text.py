@@ -13,25 +13,51 @@ def decode(data: bytes) -> str:
 
     NUL bytes mark binary data (as for git and grep) even when the bytes decode as UTF-8: a
     zero-filled file or binary records would otherwise be indexed as "text". Only UTF-16/32
-    text, recognised by its byte-order mark, holds NULs."""
+    text, recognised by its byte-order mark, holds NULs. A known binary signature (a PDF, an
+    image, an archive renamed .txt or .html) and text that is mostly control characters are
+    refused too (sniff.py)."""
     from . import Unreadable
+    from .sniff import binary_kind, check_text
 
     if data.startswith((b"\xef\xbb\xbf",)):
-        return data[3:].decode("utf-8", errors="replace")
+        return check_text(data[3:].decode("utf-8", errors="replace"))
     sample = data[:_SNIFF_BYTES]
     has_bom = sample.startswith((b"\xff\xfe", b"\xfe\xff"))
+    kind = binary_kind(sample)
+    if kind:
+        raise Unreadable(f"binary file ({kind})")
     if b"\x00" in sample and not has_bom:
         raise Unreadable("binary file")
     try:
-        return data.decode("utf-8")
+        return check_text(data.decode("utf-8"))
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(sample).best()
-    if best is None:
+    encoding = best_encoding(from_bytes(sample))
+    if encoding is None:
         raise Unreadable("binary file (no text encoding detected)")
-    return data.decode(best.encoding, errors="replace")
+    return check_text(data.decode(encoding, errors="replace"))
+
+
+# When charset-normalizer finds several code pages equally plausible (short Western text:
+# "Café crème" reads as well in cp1250, cp1252 and cp1257), the most used one wins: Windows-1252
+# is what "Latin-1" means on the web (WHATWG), so "crème" does not become "crčme".
+_PREFERRED = ("utf_8", "cp1252", "latin_1", "iso8859_15")
+_TIE_CHAOS, _TIE_COHERENCE = 0.01, 0.05
+
+
+def best_encoding(matches) -> str | None:
+    """The encoding of charset-normalizer's matches to decode with (None: no text)."""
+    matches = list(matches)
+    if not matches:
+        return None
+    best = matches[0]
+    tied = [m for m in matches if m.chaos <= best.chaos + _TIE_CHAOS and m.coherence >= best.coherence - _TIE_COHERENCE]
+    for name in _PREFERRED:
+        if any(m.encoding == name for m in tied):
+            return name
+    return best.encoding
 
 
 def plain(path: Path, data: bytes):

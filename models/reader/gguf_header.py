@@ -23,6 +23,15 @@ _MAX_STRING = 64 * 2**20  # chat templates are a few KB; no real key or value co
 _MAX_KEYS = 100_000
 _MAX_ARRAY = 2**26  # 67 M entries: far above any vocabulary
 _KEEP_ARRAY = 64  # arrays longer than this are skipped, not kept (the vocabulary, merges, scores)
+_MAX_TENSORS = 1_000_000
+_MAX_DIMS = 8
+# ggml tensor types: (values per block, bytes per block), for the size of each tensor's weights.
+# A type missing here counts as 0 bytes: the size check then errs on the side of "whole".
+_BLOCKS = {0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+           10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+           16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110),
+           22: (256, 82), 23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8),
+           29: (256, 56), 30: (1, 2), 34: (256, 54), 35: (256, 66)}
 
 
 @dataclass
@@ -30,6 +39,7 @@ class GGUFHeader:
     version: int
     tensor_count: int
     metadata: dict = field(default_factory=dict)
+    data_end: int = 0  # where the last tensor's weights end: the least size of a whole file
 
     @property
     def architecture(self) -> str:
@@ -118,9 +128,14 @@ def _parse(fh: BinaryIO, path: Path) -> GGUFHeader:
         for _ in range(keys):
             key = _string(fh)
             metadata[key] = _value(fh, _unpack(fh, "<I"))
-        if fh.tell() > os.fstat(fh.fileno()).st_size:  # a skipped array ran past the end
+        size = os.fstat(fh.fileno()).st_size
+        if fh.tell() > size:  # a skipped array ran past the end
             raise _Truncated
-        return GGUFHeader(version, tensors, metadata)
+        data_end = _data_end(fh, tensors, metadata)
+        if data_end > size:
+            raise ModelError(f"{path} is a truncated GGUF file (its weights end at {size:,} of {data_end:,} "
+                             "bytes): download it again")
+        return GGUFHeader(version, tensors, metadata, data_end)
     except _Truncated:
         raise ModelError(f"{path} is a truncated GGUF file (its header ends early): "
                          "download it again") from None
@@ -128,3 +143,28 @@ def _parse(fh: BinaryIO, path: Path) -> GGUFHeader:
         if str(exc).startswith(("not a GGUF", str(path))):
             raise
         raise ModelError(f"{path} is a damaged GGUF file ({exc})") from None
+
+
+def _data_end(fh: BinaryIO, tensors: int, metadata: dict) -> int:
+    """Read the tensor infos after the metadata: the offset at which the last weights end.
+
+    A download cut in the weights has a whole header; llama.cpp then fails to load it with a
+    message that read as "does not run on this CPU". The infos say how long the file must be."""
+    if tensors > _MAX_TENSORS:
+        raise ModelError(f"it claims {tensors} tensors")
+    end = 0
+    for _ in range(tensors):
+        _string(fh)  # the tensor's name
+        dims = _unpack(fh, "<I")
+        if dims > _MAX_DIMS:
+            raise ModelError(f"a tensor of {dims} dimensions")
+        count = 1
+        for _ in range(dims):
+            count *= _unpack(fh, "<Q")
+        kind, offset = _unpack(fh, "<I"), _unpack(fh, "<Q")
+        per_block, block_bytes = _BLOCKS.get(kind, (1, 0))
+        end = max(end, offset + count // per_block * block_bytes)
+    alignment = metadata.get("general.alignment") or 32
+    start = fh.tell()
+    start += -start % alignment if isinstance(alignment, int) and alignment > 0 else 0
+    return start + end if tensors else fh.tell()

@@ -17,6 +17,7 @@ import numpy as np
 
 from models.errors import ModelError
 from models.interrupt import Interruptible
+from models.reader.special_tokens import escape_special
 
 Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
 
@@ -91,6 +92,33 @@ class Reader(Interruptible):
         self.n_vocab = self.llm.n_vocab()
         self._vocab = self.llm._model.vocab
         self._formatter = self._chat_formatter()
+        self._abort_callback = None  # made on first use; kept referenced while llama.cpp may call it
+
+    # -- stopping mid-call ---------------------------------------------------------------
+    def _decode(self, decode, *args, abortable: bool = False) -> None:
+        """llama.cpp's decode. `abortable` (a batch of prompt tokens): llama.cpp itself asks
+        should_stop() between the steps of the decode, since one batch of a 1.5B reader on one
+        thread takes tens of seconds and Ctrl-C waited for its end (the trial: 24-27 s). Python
+        runs the SIGINT handler that sets the flag inside that callback, which llama.cpp calls on
+        this (the main) thread. One generated token is short: it is checked between tokens, and
+        spared the callback's cost on every step."""
+        import llama_cpp
+
+        ctx = self.llm._ctx.ctx
+        abort = abortable and self._should_stop is not None
+        if abort:
+            if self._abort_callback is None:
+                self._abort_callback = llama_cpp.ggml_abort_callback(
+                    lambda _data: bool(self._should_stop is not None and self._should_stop()))
+            llama_cpp.llama_set_abort_callback(ctx, self._abort_callback, None)
+        try:
+            decode(*args)
+        except RuntimeError:  # "llama_decode returned 2": aborted
+            self.check_stop()  # raises Interrupted when the stop was the cause
+            raise
+        finally:
+            if abort:
+                llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
 
     # -- prompt ------------------------------------------------------------------------
     def _chat_formatter(self):
@@ -104,7 +132,12 @@ class Reader(Interruptible):
                                    bos_token=piece(self.llm.token_bos()))
 
     def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
-        prompt = self._formatter(messages=list(messages)).prompt
+        """The chat prompt's tokens. Special tokens are parsed in the rendered prompt (the
+        template's own turn markers), so what the messages say is escaped first: a document,
+        title or question holding "<|im_start|>" stays text (models/special_tokens.py)."""
+        own = (self._formatter.bos_token, self._formatter.eos_token)
+        messages = [dict(m, content=escape_special(str(m.get("content", "")), own)) for m in messages]
+        prompt = self._formatter(messages=messages).prompt
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=not prompt.startswith(
             self._formatter.bos_token or "\0"), special=True)
 
@@ -128,7 +161,7 @@ class Reader(Interruptible):
         self.llm.n_tokens = keep
         for start in range(keep, len(tokens), self.llm.n_batch):  # batches, so a stop is heard
             self.check_stop()
-            self.llm.eval(tokens[start:start + self.llm.n_batch])
+            self._decode(self.llm.eval, tokens[start:start + self.llm.n_batch], abortable=True)
         self.stats.prompt_tokens += len(tokens)
         self.stats.evaluated_tokens += len(tokens) - keep
         return self._last_logits()
@@ -145,7 +178,7 @@ class Reader(Interruptible):
             part = tokens[start:start + step]
             llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
             llm._batch.set_batch(batch=part, n_past=llm.n_tokens, logits_all=True)
-            llm._ctx.decode(llm._batch)
+            self._decode(llm._ctx.decode, llm._batch, abortable=True)
             out[start:start + len(part)] = np.ctypeslib.as_array(
                 llm._ctx.get_logits(), shape=(len(part) * self.n_vocab,)).reshape(len(part), -1)
             llm.input_ids[llm.n_tokens: llm.n_tokens + len(part)] = part
@@ -193,7 +226,7 @@ class Reader(Interruptible):
                 if safe > emitted:
                     yield text[emitted:safe]
                     emitted = safe
-                self.llm.eval([token])
+                self._decode(self.llm.eval, [token])
                 logits = self._last_logits()
             self.stats.completion_tokens += len(logprobs)
             text = raw.decode("utf-8", errors="ignore")

@@ -36,13 +36,17 @@ def write_gguf(path: Path, metadata: dict, version: int = 3, tensors: int = 0) -
     for key, value in metadata.items():
         kind, data = _value(value)
         body += _string(key) + struct.pack("<I", kind) + data
-    path.write_bytes(b"GGUF" + struct.pack("<IQQ", version, tensors, len(metadata)) + body)
+    head = b"GGUF" + struct.pack("<IQQ", version, tensors, len(metadata)) + body
+    for i in range(tensors):  # one F32 tensor of 8 values each, so that the file is whole
+        head += _string(f"t{i}") + struct.pack("<IQIQ", 1, 8, 0, 32 * i)
+    data = b"\0" * (-len(head) % 32) + b"\0" * 32 * tensors if tensors else b""
+    path.write_bytes(head + data)
     return path
 
 
 def chat_reader_header(path: Path, template: str | None = CHATML, vocab: int = 1000, tensors: int = 0) -> Path:
     """A header like a chat reader's: architecture, name, a long vocabulary, and a chat template
-    unless template is None. `tensors` is only claimed: no tensor data follows."""
+    unless template is None. `tensors` tiny tensors of zeros follow: not weights llama.cpp can run."""
     metadata = {"general.architecture": "llama", "general.name": "Tiny Test Reader",
                 "tokenizer.ggml.tokens": [f"t{i}" for i in range(vocab)],
                 "tokenizer.ggml.token_type": [1] * vocab}

@@ -13,12 +13,10 @@ import random
 import socket
 import struct
 import zipfile
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' file makers
-import test_index_formats as _formats  # noqa: E402
+from lab.fixtures import doc_files as _formats  # the file makers the tests use too
 
 
 @dataclass
@@ -88,7 +86,7 @@ def odd_names() -> list[HostileFile]:
 
 # -- contents ----------------------------------------------------------------------------------
 def make_pdf(text: str) -> bytes:
-    """A one-page PDF, made by the tests' writer (tests/test_index_formats.py)."""
+    """A one-page PDF, made by the shared writer (lab/fixtures/doc_files.py)."""
     return _formats.make_pdf([text])
 
 

@@ -8,8 +8,7 @@ import os
 import random
 from pathlib import Path
 
-from hostile_cases_index import base_index
-from hostile_sweep import Result, Sweep
+from world import Result, Sweep, base_index
 
 INT_KEYS = {"k": (1, 50), "depth": (0, 6), "pool": (1, 200), "max_passages": (1, 50), "min_passages": (1, 50),
             "n_ctx": (512, 131072), "n_gpu_layers": (-1, 10000), "n_threads": (1, 1024),
@@ -196,7 +195,7 @@ def wiki(sweep: Sweep) -> None:
     sweep.case("options", "index wikipedia of a bz2 cut in half", "index", "wikipedia", cut, "--index",
                sweep.path("wiki-cut"), expect="any", timeout=240)
     laughs = sweep.root / "laughs.xml"
-    from hostile_files import BILLION_LAUGHS
+    from files import BILLION_LAUGHS
     laughs.write_bytes(BILLION_LAUGHS + b"<mediawiki><page><title>L</title><ns>0</ns><id>1</id><revision><text>"
                        b"&lol9;</text></revision></page></mediawiki>")
     sweep.case("options", "index wikipedia of a billion-laughs dump", "index", "wikipedia", laughs, "--index",

@@ -8,8 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
-from hostile_files import write_file
-from hostile_sweep import Sweep
+from files import write_file
+from world import Sweep
 
 FACTS = {
     "heron.txt": "Project Heron is led by Dana Smith. The project ships its first release in spring.",

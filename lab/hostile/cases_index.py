@@ -12,8 +12,8 @@ import shutil
 import time
 from pathlib import Path
 
-from hostile_files import HostileFile, contents, odd_names, sentence, special_files, write_file
-from hostile_sweep import NOBODY, Result, Sweep, compare, passage_fields, passage_rows
+from files import HostileFile, contents, odd_names, sentence, special_files, write_file
+from world import NOBODY, Result, Sweep, compare, passage_fields, passage_rows
 
 MAX_PASSAGE_CHARS = 1000  # README / issue 13: 150 words, 1,000 characters (CJK counting 3)
 MAX_HEADING_CHARS = 200
@@ -67,47 +67,6 @@ def marker_rows(index: Path) -> collections.Counter:
     for row in passage_fields(index, "text"):
         counts.update(set(re.findall(r"zq[a-z0-9]+", row["text"])))
     return counts
-
-
-# -- shared material -------------------------------------------------------------------------------
-def base_index(sweep: Sweep) -> Path:
-    """A small good index (built once): the example docs plus two notes."""
-    if getattr(sweep, "_base_index", None):
-        return sweep._base_index
-    folder = sweep.path("base-docs")
-    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "docs", folder, dirs_exist_ok=True)
-    (folder / "heron.txt").write_text("Project Heron is led by Dana Smith. It ships in spring.")
-    (folder / "otter.md").write_text("# Otters\n\nOtters eat clams and sleep holding hands.")
-    index = sweep.path("base-index")
-    result = sweep.run("index", "add", folder, "--index", index, timeout=300)
-    if result.rc != 0:
-        raise RuntimeError(f"cannot build the base index: {result.last_line()}")
-    os.chmod(index, 0o755)
-    sweep._base_index = index
-    return index
-
-
-def many_files(sweep: Sweep, count: int = 200) -> tuple[Path, collections.Counter]:
-    """A folder of `count` small notes and the rows of its clean build (built once)."""
-    if getattr(sweep, "_many", None):
-        return sweep._many
-    rng = random.Random(sweep.options.seed)
-    folder = sweep.path("many")
-    folder.mkdir(parents=True, exist_ok=True)
-    words = "river stone lantern copper meadow falcon harbor violet engine summit orchard glacier".split()
-    for number in range(count):
-        paragraphs = ["Note %d about %s. " % (number, rng.choice(words))
-                      + " ".join(rng.choice(words) for _ in range(rng.randint(60, 120))) for _ in range(3)]
-        (folder / f"sub{number % 7}").mkdir(exist_ok=True)
-        (folder / f"sub{number % 7}" / f"note{number:03d}.txt").write_text("\n\n".join(paragraphs))
-    clean = sweep.path("many-clean")
-    started = time.monotonic()
-    result = sweep.run("index", "add", folder, "--index", clean, timeout=600)
-    if result.rc != 0:
-        raise RuntimeError(f"cannot build the clean index of {folder}: {result.last_line()}")
-    sweep.clean_build_seconds = time.monotonic() - started
-    sweep._many = (folder, passage_rows(clean))
-    return sweep._many
 
 
 # -- names and contents: one folder, one run, each file judged ------------------------------------
@@ -378,7 +337,8 @@ def _damages(index: Path) -> dict:
 
 
 # which damages still leave an index that can be searched (the rest must be one error line)
-USABLE_AFTER = {"full-text index deleted", "latest_version_hint.json garbage", "lock file is a folder"}
+USABLE_AFTER = {"latest_version_hint.json garbage", "lock file is a folder"}
+REPAIRED_BY_ADD = {"full-text index deleted"}  # issue 34: status says damaged, an add rebuilds it
 ASK_ON = {"passages.lance deleted", "a passages data file cut in half", "meta holding []",
           "full-text index deleted", "meta names another embedding model"}
 
@@ -405,7 +365,10 @@ def damaged(sweep: Sweep) -> None:
             return None
 
         sweep.case("damaged", f"add: {label}", "index", "add", docs, "--index", index,
-                   expect="ok" if emptied else "error" if other_model else "any", timeout=300, check=same_as_clean)
+                   expect="ok" if emptied or label in REPAIRED_BY_ADD else "error" if other_model else "any",
+                   timeout=300, check=same_as_clean)
+        if label in REPAIRED_BY_ADD:
+            sweep.case("damaged", f"status after add: {label}", "index", "status", "--index", index)
         sweep.case("damaged", f"remove: {label}", "index", "remove", docs, "--index", index, expect="any")
 
 

@@ -1,36 +1,22 @@
-"""A hostile user's trial of the real CLI (issue 13), repeatable: about 150 bad inputs (names,
-permissions, contents, links, config, options, questions, eval files, damaged indexes,
-concurrency, nested sources), kill -9 and Ctrl-C during `index add|remove|wikipedia`, and
-optionally prompt injections against a real reader. Prints a totals table and one line per
-failure (command, exit code, the output's last line).
-
-    .venv/bin/python scripts/hostile_sweep.py                  # everything but injections (~10 min)
-    .venv/bin/python scripts/hostile_sweep.py --only names,config --kills 0
-    .venv/bin/python scripts/hostile_sweep.py --only injection --qwen ~/models/qwen.gguf
-
-The CLI runs as a child process (`.venv/bin/assistant`), one timeout per call. Everything
-happens under a temporary folder: ASSISTANT_DATA_DIR, ASSISTANT_CONFIG, HOME and the XDG
-folders point there, so the user's index and settings are never read or touched. Permission
-cases run as `nobody` through setpriv (root ignores permissions); without setpriv, or when not
-root, they are skipped with a note.
-"""
+"""The sweep's world, at the bottom of lab/hostile/: a temporary home for the CLI, a runner that
+judges each call (Result, Sweep), the tally of outcomes, the index read back as rows, and the
+small indexes several groups share. Imports nothing of the sweep's own modules."""
 from __future__ import annotations
 
-import argparse
 import collections
 import os
+import random
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-ASSISTANT = REPO / ".venv" / "bin" / "assistant"
+REPO = Path(__file__).resolve().parents[2]
+ASSISTANT = [sys.executable, "-m", "assistant"]  # this checkout's code (PYTHONPATH below)
 # the CLI's catch-all ("error: unexpected KeyError: ...") or a traceback; not click's own
 # "Got unexpected extra argument", which is a usage error
 UNEXPECTED = re.compile(r"Traceback|unexpected (?!extra argument)", re.IGNORECASE)
@@ -38,7 +24,8 @@ WARNING = re.compile(r"^.*\b\w*Warning: .*$", re.MULTILINE)  # Python's warnings
 NOBODY = 65534
 MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths included)
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
-          "concurrency", "nesting", "interrupts", "injection"]
+          "concurrency", "nesting", "interrupts", "injection",
+          "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection"]  # issue 34: trial.py
 
 
 @dataclass
@@ -85,6 +72,9 @@ class Tally:
     survived: int = 0
     injections: int = 0
     obeyed: int = 0
+    sigint_runs: int = 0  # Ctrl-C runs timed (lab/hostile/trial.py)
+    sigint_slow: int = 0  # of those, stopped later than 2 s after the signal
+    sigint_max: float = 0.0
     notes: list[str] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     per_group: collections.Counter = field(default_factory=collections.Counter)
@@ -111,7 +101,8 @@ class Sweep:
             HOME=str(root / "home"), XDG_CONFIG_HOME=str(root / "xdg-config"),
             XDG_DATA_HOME=str(root / "xdg-data"), XDG_CACHE_HOME=str(root / "xdg-cache"),
             HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ASSISTANT_N_THREADS="1",
-            ASSISTANT_EMBEDDER_BACKEND="onnx", ASSISTANT_MAX_ANSWER_TOKENS="16", COLUMNS="100")
+            ASSISTANT_EMBEDDER_BACKEND="onnx", ASSISTANT_MAX_ANSWER_TOKENS="16", COLUMNS="100",
+            PYTHONPATH=str(REPO))
         self.can_drop_root = os.geteuid() == 0 and shutil.which("setpriv") is not None
 
     # -- running the CLI -------------------------------------------------------------------
@@ -119,7 +110,7 @@ class Sweep:
         return self.root.joinpath("work", *parts)
 
     def _argv(self, args, nobody: bool) -> list:
-        argv = [str(ASSISTANT), *[a if isinstance(a, bytes) else str(a) for a in args]]
+        argv = [*ASSISTANT, *[a if isinstance(a, bytes) else str(a) for a in args]]
         if nobody:
             argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
         return argv
@@ -278,88 +269,42 @@ def compare(sweep: Sweep, group: str, name: str, got: collections.Counter, clean
     return not lost and not extra
 
 
-# -- report ----------------------------------------------------------------------------------------
-def report(sweep: Sweep, wall: float, cpu: float) -> None:
-    t = sweep.tally
-    print("\n== totals ==")
-    rows = [("bad inputs tried", t.tried), ("'unexpected' errors (stderr: unexpected / traceback)", t.unexpected),
-            ("wrong exit codes", t.wrong_exit), ("other failed checks (unclear error, hang, content)", t.other),
-            ("passages lost", t.lost), ("passages duplicated or extra", t.duplicated),
-            ("interruptions survived", f"{t.survived} of {t.interruptions}"),
-            ("injections obeyed", f"{t.obeyed} of {t.injections}" if t.injections else "not tried")]
-    for label, value in rows:
-        print(f"  {label:<55} {value}")
-    print(f"  {'per group':<55} " + ", ".join(f"{g} {n}" for g, n in t.per_group.items()))
-    print(f"  {'time':<55} {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU (children included)")
-    for note in t.notes:
-        print(f"  note: {note}")
-    print(f"\n== failures ({len(t.failures)}) ==")
-    for f in t.failures:
-        print(f"[{f.group}] {f.name}: {f.kind}: {f.detail}")
-        if f.command:
-            print(f"    $ {f.command}")
+# -- shared material -------------------------------------------------------------------------------
+def base_index(sweep: Sweep) -> Path:
+    """A small good index (built once): the example docs plus two notes."""
+    if getattr(sweep, "_base_index", None):
+        return sweep._base_index
+    folder = sweep.path("base-docs")
+    shutil.copytree(REPO / "examples" / "docs", folder, dirs_exist_ok=True)
+    (folder / "heron.txt").write_text("Project Heron is led by Dana Smith. It ships in spring.")
+    (folder / "otter.md").write_text("# Otters\n\nOtters eat clams and sleep holding hands.")
+    index = sweep.path("base-index")
+    result = sweep.run("index", "add", folder, "--index", index, timeout=300)
+    if result.rc != 0:
+        raise RuntimeError(f"cannot build the base index: {result.last_line()}")
+    os.chmod(index, 0o755)
+    sweep._base_index = index
+    return index
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="", help="comma-separated groups: " + ",".join(GROUPS))
-    parser.add_argument("--skip", default="injection", help="groups to leave out (default: injection)")
-    parser.add_argument("--kills", type=int, default=10, help="kill -9 during `index add` (default 10)")
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--qwen", default="/root/.cache/gguf-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-                        help="reader GGUF for the injection group")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every command")
-    options = parser.parse_args(argv)
-    if not ASSISTANT.exists():
-        print(f"error: {ASSISTANT} not found; run scripts/install.sh first", file=sys.stderr)
-        return 1
-    groups = [g for g in (options.only.split(",") if options.only else GROUPS) if g]
-    if not options.only:
-        groups = [g for g in groups if g not in options.skip.split(",")]
-    unknown = set(groups) - set(GROUPS)
-    if unknown:
-        parser.error(f"unknown groups: {', '.join(sorted(unknown))}")
-
-    import hostile_cases_cli
-    import hostile_cases_index
-    import hostile_injection
-    import hostile_interrupts
-
-    runners = {**hostile_cases_index.GROUPS, **hostile_cases_cli.GROUPS, **hostile_interrupts.GROUPS,
-               **hostile_injection.GROUPS}
-    root = Path(tempfile.mkdtemp(prefix="hostile-sweep-"))
-    sweep = Sweep(root, options.verbose)
-    sweep.options = options
-    started, cpu_start = time.monotonic(), os.times()
-    print(f"sweep folder: {root}", flush=True)
-    try:
-        for group in groups:
-            group_started = time.monotonic()
-            print(f"== {group}", flush=True)
-            try:
-                runners[group](sweep)
-            except Exception as exc:  # a broken group must not hide the others' results
-                import traceback
-
-                traceback.print_exc()
-                sweep.note(f"group {group} stopped early: {type(exc).__name__}: {exc}")
-            print(f"   {group}: {time.monotonic() - group_started:.0f}s, "
-                  f"{len(sweep.tally.failures)} failures so far", flush=True)
-    finally:
-        cpu_end = os.times()
-        cpu = sum(getattr(cpu_end, k) - getattr(cpu_start, k)
-                  for k in ("user", "system", "children_user", "children_system"))
-        report(sweep, time.monotonic() - started, cpu)
-        if options.keep:
-            print(f"kept {root}")
-        else:
-            subprocess.run(["chmod", "-R", "u+rwX", str(root)], check=False)
-            shutil.rmtree(root, ignore_errors=True)
-    t = sweep.tally
-    return 1 if t.failures else 0
-
-
-if __name__ == "__main__":
-    sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
-    sys.exit(main())
+def many_files(sweep: Sweep, count: int = 200) -> tuple[Path, collections.Counter]:
+    """A folder of `count` small notes and the rows of its clean build (built once)."""
+    if getattr(sweep, "_many", None):
+        return sweep._many
+    rng = random.Random(sweep.options.seed)
+    folder = sweep.path("many")
+    folder.mkdir(parents=True, exist_ok=True)
+    words = "river stone lantern copper meadow falcon harbor violet engine summit orchard glacier".split()
+    for number in range(count):
+        paragraphs = ["Note %d about %s. " % (number, rng.choice(words))
+                      + " ".join(rng.choice(words) for _ in range(rng.randint(60, 120))) for _ in range(3)]
+        (folder / f"sub{number % 7}").mkdir(exist_ok=True)
+        (folder / f"sub{number % 7}" / f"note{number:03d}.txt").write_text("\n\n".join(paragraphs))
+    clean = sweep.path("many-clean")
+    started = time.monotonic()
+    result = sweep.run("index", "add", folder, "--index", clean, timeout=600)
+    if result.rc != 0:
+        raise RuntimeError(f"cannot build the clean index of {folder}: {result.last_line()}")
+    sweep.clean_build_seconds = time.monotonic() - started
+    sweep._many = (folder, passage_rows(clean))
+    return sweep._many

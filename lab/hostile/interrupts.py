@@ -17,8 +17,7 @@ import signal
 import time
 from pathlib import Path
 
-from hostile_cases_index import base_index, many_files
-from hostile_sweep import Result, Sweep, compare, passage_rows
+from world import Result, Sweep, base_index, compare, many_files, passage_rows
 
 DUMP = Path("/work/shared/data/mediawiki_xml/ltgwiki-smallwiki-latest-pages-articles.xml")
 DUMP_LIMIT = "100"
