@@ -43,6 +43,8 @@ def ask(
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF decomposition depth bound."),
     index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
+    collection: Optional[str] = typer.Option(None, "--collection", "-c",
+                                             help="Search only this collection (default: all of them)."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge",
                                         help=f"Judge: {either(JUDGE_KINDS)} (the prompted reader, an ONNX T5)."),
@@ -73,7 +75,7 @@ def ask(
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
-                             relevance_judge=relevance_judge)
+                             relevance_judge=relevance_judge, collection=collection)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
