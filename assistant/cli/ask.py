@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperCommand
 
 from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
@@ -34,7 +35,14 @@ def checked_question(question: str) -> str:
     return question
 
 
-@ask_app.command()
+class _TraceFullCommand(TyperCommand):
+    """Reads `--trace=full` as the flag --trace-full (click would read it as --trace given a value)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, ["--trace-full" if arg == "--trace=full" else arg for arg in args])
+
+
+@ask_app.command(cls=_TraceFullCommand)
 def ask(
     question: str = typer.Argument(..., help="The question to answer."),
     strategy: Optional[str] = typer.Option(None, "--strategy", "-s",
@@ -57,7 +65,9 @@ def ask(
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
                                   help="ReFeed (-s refeed, and the default's check): keep the draft when it is "
                                        "likelier than the refinement."),
-    trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
+    trace: bool = typer.Option(False, "--trace", help="Print each step as it happens, one line each."),
+    trace_full: bool = typer.Option(False, "--trace=full", "--trace-full",
+                                    help="The steps, and every passage found and every judge verdict."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
 ) -> None:
     """Answer a question from the reader's knowledge, your index and sub-questions.
@@ -79,7 +89,8 @@ def ask(
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
-    steps = TraceWriter()
+    trace = trace or trace_full
+    steps = TraceWriter(full=trace_full)
     for event in service.ask(question, chosen, settings):
         if as_json:
             if not isinstance(event, Token):
