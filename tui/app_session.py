@@ -53,15 +53,21 @@ class SessionKeys:
         if answer is None:
             self.notify("No answer to copy yet.", severity="warning", timeout=3)
             return
-        self.copy_to_clipboard(answer_as_text(answer))
-        self.notify(f"Copied the answer and its {len(answer.citations)} source(s).", timeout=3)
+        where = self._copy(answer_as_text(answer))
+        self.notify(f"The answer and its {len(answer.citations)} source(s): {where}.", timeout=6)
+
+    def _copy(self, text: str) -> str:
+        """OSC 52, else the system clipboard tool, else a file; the line saying which (tui/clipboard.py)."""
+        from .clipboard import copy_text
+
+        return copy_text(text, self.copy_to_clipboard, self._state_dir or self.settings.data_dir)
 
     def action_copy_selection(self) -> None:
         """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
         selected = self.screen.get_selected_text()
         if selected:
-            self.copy_to_clipboard(selected)
-            self.notify("Copied the selected text.", timeout=3)
+            where = self._copy(selected)
+            self.notify(f"The selected text: {where}.", timeout=6)
         else:
             self.notify("Nothing selected. Ctrl+Y copies the answer; Ctrl+Q quits.", timeout=4)
 
