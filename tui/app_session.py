@@ -62,6 +62,33 @@ class SessionKeys:
 
         return copy_text(text, self.copy_to_clipboard, self._state_dir or self.settings.data_dir)
 
+    def action_open_source(self) -> None:
+        """`o`: open the file of the passage in the detail pane with the system's opener."""
+        import subprocess
+
+        from assistant.events import Passage
+
+        from .source_view import file_of, open_command
+
+        shown = self.query_one(DetailPanel).shown
+        path = file_of(shown) if isinstance(shown, Passage) else None
+        if path is None:
+            self.notify("Open a source first (keys 1-9, or a passage in the steps); only indexed files open.",
+                        timeout=4)
+            return
+        command = open_command(path, shown.page)
+        if command is None:
+            self.notify(f"No program to open files here; the file is {path}", timeout=8)
+            return
+        try:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        except OSError as exc:
+            self.notify(f"Could not run {command[0]}: {exc.strerror}; the file is {path}", severity="warning")
+            return
+        where = f" at page {shown.page}" if shown.page else f" (section {shown.section})" if shown.section else ""
+        self.notify(f"Opening {path}{where} with {command[0]}.", timeout=5)
+
     def action_copy_selection(self) -> None:
         """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
         selected = self.screen.get_selected_text()
@@ -95,6 +122,7 @@ class SessionKeys:
         panel.reset()
         if exchange.answer is not None:
             panel.show_answer(exchange.answer)
+            self.query_one(DetailPanel).answer_text = exchange.answer.text or ""
         else:
             panel.show_error(exchange.ending or "no answer", "", kind="stopped")
         self.query_one(DetailPanel).show(None)

@@ -20,7 +20,10 @@ HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or cl
         "Keys 1-9 (outside the question box) open the answer's sources.")
 
 
-def describe_passage(passage: Passage) -> Text:
+def describe_passage(passage: Passage, answer: str = "") -> Text:
+    """The passage in full, the sentence that best supports `answer` highlighted."""
+    from .source_view import file_of, highlighted
+
     out = Text()
     out.append(passage.title or passage.citation_label(), "bold")
     out.append("\n")
@@ -37,8 +40,10 @@ def describe_passage(passage: Passage) -> Text:
     if passage.source:
         meta.append(f"source {passage.source}")
     out.append("  ·  ".join(meta), "dim")
+    if file_of(passage) is not None:
+        out.append("\no opens the file", "dim")
     out.append("\n\n")
-    out.append(passage.text or "(the passage text is not in this step)")
+    out.append(highlighted(passage.text, answer) if passage.text else Text("(the passage text is not in this step)"))
     return out
 
 
@@ -94,11 +99,12 @@ def _decision(decision: RefeedDecision) -> Text:
     return out
 
 
-def describe(data, names: dict[str, Passage] | None = None) -> Text:
-    """What the detail panel shows for a tree node's data; `names` are the run's passages by id."""
+def describe(data, names: dict[str, Passage] | None = None, answer: str = "") -> Text:
+    """What the detail panel shows for a tree node's data; `names` are the run's passages by id,
+    `answer` the answer shown (its supporting sentence is highlighted in a passage)."""
     names = names or {}
     if isinstance(data, Passage):
-        return describe_passage(data)
+        return describe_passage(data, answer)
     if isinstance(data, list) and data and all(isinstance(v, Relevance) for v in data):
         return _verdicts(data, names)
     if isinstance(data, Retrieved):
@@ -151,8 +157,12 @@ class DetailPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text(HINT, "dim"), id="detail-text")
 
+    answer_text = ""  # the answer on screen: a passage shown here highlights what supports it
+    shown = None  # what is shown: `o` opens a passage's file
+
     def show(self, data, names: dict[str, Passage] | None = None) -> None:
-        self.query_one("#detail-text", Static).update(describe(data, names))
+        self.shown = data
+        self.query_one("#detail-text", Static).update(describe(data, names, self.answer_text))
         self.scroll_home(animate=False)
 
 
