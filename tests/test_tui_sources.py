@@ -74,3 +74,30 @@ async def test_a_source_opens_highlighted_and_o_opens_its_file(tmp_path, monkeyp
         await pilot.press("o")
         await pilot.pause()
         assert opened == [["xdg-open", str(note)]]
+
+
+async def test_settings_pick_the_collection_to_ask_within_and_the_index_lists_it(tmp_path):
+    from assistant import service
+    from textual.widgets import DataTable, Select
+
+    backend = FakeBackend(tmp_path)
+    settings = backend.initial_settings()
+    for name in ("work", "home"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}.md").write_text(f"# {name}\n\nNotes about {name}.\n")
+        service.add_source(settings, folder, embedder_factory=backend.embedder_factory, collection=name)
+    app = AssistantApp(backend)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2")
+        picker = app.screen.query_one("#collection", Select)
+        assert [value for _, value in picker._options] == ["all collections", "home", "work"]
+        picker.value = "work"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.settings.collection == "work"
+        await pilot.press("f3")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        kinds = sorted(str(table.get_row_at(i)[1]) for i in range(table.row_count))
+        assert kinds == ["folder, in home", "folder, in work"]
