@@ -163,7 +163,8 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         s = self.settings
         reader = Path(s.reader).name if s.reader else "bundled"
         self._state = state
-        text = Text.assemble((f" {state} ", "reverse"), " ", (self.index_line, "bold"),
+        within = [("  in ", "dim"), (s.collection, "bold")] if s.collection else []  # asked within one collection
+        text = Text.assemble((f" {state} ", "reverse"), " ", (self.index_line, "bold"), *within,
                              ("  strategy ", "dim"), self.spec, ("  k ", "dim"), str(s.k), ("  depth ", "dim"),
                              str(s.depth), ("  judge ", "dim"), s.judge, ("  reader ", "dim"), reader)
         self.query_one("#status", Static).update(text)

@@ -35,8 +35,6 @@ def describe_passage(passage: Passage, answer: str = "") -> Text:
         out.append(f"  § {passage.section}", "dim")
     out.append("\n")
     meta = [f"id {passage.id}"]
-    if passage.score:
-        meta.append(f"score {passage.score:.4f}")
     if passage.source:
         meta.append(f"source {passage.source}")
     out.append("  ·  ".join(meta), "dim")
@@ -113,7 +111,7 @@ def describe(data, names: dict[str, Passage] | None = None, answer: str = "") ->
         for i, p in enumerate(data.passages, 1):
             out.append(f"{i}. ", "dim")
             out.append(passage_name(p), "bold")
-            out.append(f"  search score {p.score:.4f}\n", "dim")
+            out.append("\n")
             out.append(f"   {' '.join(p.text.split())[:200]}\n")
         return out
     if isinstance(data, Answer):
