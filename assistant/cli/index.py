@@ -233,8 +233,9 @@ def status(
     typer.echo(f"sources:         {len(info.sources)}")
     for source in info.sources:
         groups = ", ".join(source.recorded.get("collections") or ["default"])
+        groups = "" if groups == "default" else f"; collection {groups}"  # a named one only
         line = (f"  {source.kind or '?':10} {safe_name(source.name)}  ({source.documents} documents, "
-                f"{source.passages} passages; collection {groups})")
+                f"{source.passages} passages{groups})")
         if source.incomplete:
             line += f"  (incomplete: run `{service.rebuild_command(source)}` again to finish)"
         typer.echo(line)
