@@ -68,7 +68,10 @@ def _relevance_row(settings) -> dict:
     judge = get_relevance_judge(settings)
     return {"model": f"trained cross-encoder ({judge.settings.get('name', folder.name)})", "file": str(folder),
             "size": _size(folder), "backend": "onnxruntime int8", "device": judge.device,
-            "threshold": f"{judge.threshold:.3f}",
+            # the bar the trace shows: the selector's when it ranks the pool (its scores are another scale)
+            "threshold": (f"{judge.selector.threshold:.3g} (the passage selector's score, which ranks the pool; "
+                          f"the judge alone: {judge.threshold:.3g})" if getattr(judge, "selector", None)
+                          else f"{judge.threshold:.3g}"),
             "reads": f"top {settings.min_passages}-{settings.max_passages} of a pool of {settings.pool}"}
 
 

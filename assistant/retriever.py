@@ -5,6 +5,7 @@ import re
 from typing import Protocol, Sequence
 
 from index_builder.store import IndexStore
+from index_builder.store_tables import quote
 
 from .events import Passage
 
@@ -52,7 +53,8 @@ def fts_query(text: str) -> str:
 
 class HybridRetriever:
     def __init__(self, store: IndexStore, embedder, candidates: int = 30,
-                 nprobes: int = NPROBES, refine_factor: int = REFINE_FACTOR):
+                 nprobes: int = NPROBES, refine_factor: int = REFINE_FACTOR, sources: Sequence[str] | None = None):
+        """sources: search only the passages of these sources (a collection's); None: all."""
         store.check_embedding_model(embedder.model_id)
         self.store = store
         self.embedder = embedder
@@ -65,14 +67,16 @@ class HybridRetriever:
 
         with store.errors():  # passages of a document an interrupted run left unfinished stay out
             self.keep_out = searchable_filter(store)
+        self.where = f"source IN ({quote(sources)})" if sources is not None else None
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
                  .limit(n).select(columns + ["_distance"]))
         if self.indexed:
             query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
-        if self.keep_out:
-            query = query.where(self.keep_out, prefilter=True)
+        for clause in (self.keep_out, self.where):
+            if clause:
+                query = query.where(clause, prefilter=True)
         return query.to_list()
 
     def by_text(self, query: str, n: int) -> list[dict]:
@@ -80,8 +84,9 @@ class HybridRetriever:
         if not words:
             return []
         query = self.table.search(words, query_type="fts", fts_columns="search_text")
-        if self.keep_out:
-            query = query.where(self.keep_out, prefilter=True)
+        for clause in (self.keep_out, self.where):
+            if clause:
+                query = query.where(clause, prefilter=True)
         return query.limit(n).select(_COLUMNS + ["_score"]).to_list()
 
     def search(self, query: str, k: int) -> list[Passage]:

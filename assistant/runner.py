@@ -33,7 +33,12 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
         if store.passages.count_rows() == 0:  # else the reader answers from nothing, "resolved by passages"
             raise NoIndex(f"the index at {settings.index_path} is empty; add a folder with "
                                  "`assistant index add FOLDER` (or ask without it: --strategy direct)")
-        retriever = HybridRetriever(store, registry.get_embedder(settings))
+        sources = None
+        if settings.collection is not None:
+            from index_builder.collections import check_known
+
+            sources = check_known(store.meta, settings.collection)  # an unknown one: before any model loads
+        retriever = HybridRetriever(store, registry.get_embedder(settings), sources=sources)
     relevance = None
     if strategy.needs_index and settings.relevance_judge == "trained":
         relevance = registry.get_relevance_judge(settings)  # a broken judge file fails before the reader loads

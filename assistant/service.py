@@ -127,11 +127,14 @@ def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None)
 
 
 def check_source(kind: str | None, path: Path, **options) -> tuple[str, Path]:
-    """(kind, path) checked, with the indexer's options, before any model loads; kind None:
-    decided by the path (a folder, a .xml/.xml.bz2 dump or a .jsonl/.tsv passage file). A bad
+    """(kind, path) checked, with the indexer's options, before any model loads; kind "document":
+    a folder or one document file; kind None: decided by the path (a folder, a .xml/.xml.bz2 dump or a .jsonl/.tsv passage file). A bad
     path is a BadInputError."""
     from index_builder.indexers import check, choose
+    from index_builder.sources import check_folder_or_document
 
+    if kind == "document":  # `index add`: a folder or one document file
+        return check_folder_or_document(path)
     return choose(path) if kind is None else (kind, check(kind, path, **options))
 
 

@@ -6,7 +6,6 @@ how many the draft was checked against) so later lines can use it.
 """
 from __future__ import annotations
 
-from pathlib import PurePath
 from typing import Sequence
 
 from .citations import normalise
@@ -36,10 +35,9 @@ def short(text: str, width: int = 90) -> str:
 
 
 def passage_name(passage: Passage) -> str:
-    """A file's name (with its page), or an article's title: what a person recognises."""
+    """A file's path relative to its indexed folder, whole (`projects/heron.md`, never cut to
+    `heron.md`), with its page; or an article's title: what a person recognises."""
     where = passage.path or passage.title or passage.id
-    if "/" in where or "\\" in where:
-        where = PurePath(where).name or where
     if passage.page:
         where += f", page {passage.page}"
     if passage.section and passage.section != passage.title:  # one file, several passages: which part
@@ -47,12 +45,28 @@ def passage_name(passage: Passage) -> str:
     return where
 
 
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def compared(score: float, threshold: float) -> tuple[str, str]:
+    """Score and threshold printed with just enough decimals that the printed numbers agree
+    with the comparison (never "0.02 < 0.02")."""
+    for digits in range(2, 7):
+        a, b = f"{score:.{digits}f}", f"{threshold:.{digits}f}"
+        if a != b or score >= threshold:
+            return a, b
+    return a, b
+
+
 def score_vs(score: float | None, threshold: float | None) -> str:
     if score is None:
         return ""
     if threshold is None:
         return f"score {score:.2f}"
-    return f"score {score:.2f} {'≥' if score >= threshold else '<'} {threshold:.2f}"
+    a, b = compared(score, threshold)
+    return f"score {a} {'≥' if score >= threshold else '<'} {b}"
 
 
 def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
@@ -67,10 +81,22 @@ def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
 
 
 def relevance_summary(verdicts: Sequence[Relevance]) -> str:
+    """How many passages were kept, and why: the judge's bar, and for a ranked pool the bounds
+    on how many the reader reads when more or fewer than that reach the bar."""
     kept = sum(v.relevant for v in verdicts)
     thresholds = {v.threshold for v in verdicts if v.threshold is not None}
-    rule = f" (judge score ≥ {thresholds.pop():.2f})" if len(thresholds) == 1 else ""
-    return f"Kept {kept} of {len(verdicts)} passages{rule}"
+    head = f"Kept {kept} of {len(verdicts)} passages"
+    if len(thresholds) != 1:
+        return head
+    bar = thresholds.pop()
+    shown = f"{bar:.2f}" if round(bar, 2) == bar else f"{bar:.3g}"
+    if not any(v.rank_after is not None for v in verdicts):  # yes/no per passage
+        return f"{head} (judge score ≥ {shown})"
+    above = sum(v.score >= bar for v in verdicts)
+    if kept == above:
+        return f"{head} (those scoring ≥ {shown})"
+    bound = "at least" if kept > above else "at most"
+    return f"{head} (the best {kept}: {above} scored ≥ {shown}, and the reader reads {bound} {kept})"
 
 
 def same_text(a: str, b: str) -> bool:
@@ -112,8 +138,12 @@ class StepNarrator:
         mark = "✓" if e.relevant else "✗"
         if e.relevant:
             self.judged_relevant.add(e.passage_id)
-        rank = f" #{e.rank_after} (was #{e.rank_before})" if e.rank_after is not None else ""
-        return f"{mark} {self.name_of(e.passage_id)}{rank} ({score_vs(e.score, e.threshold)})"
+        name = self.name_of(e.passage_id)
+        if e.rank_after is None:
+            return f"{mark} {name} ({score_vs(e.score, e.threshold)})"
+        moved = ("" if e.rank_before is None else " (same as the search)" if e.rank_before == e.rank_after
+                 else f" (search: {ordinal(e.rank_before)})")
+        return f"{mark} {name}: judged {ordinal(e.rank_after)}{moved}, {score_vs(e.score, e.threshold)}"
 
     def _decomposed(self, e: Decomposed) -> str:
         if not e.sub_questions:

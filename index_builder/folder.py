@@ -14,6 +14,7 @@ from typing import Iterator
 
 from models.errors import BadInputError
 
+from .collections import DEFAULT, check_name, collections_of, with_collection
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
 from .names import safe_name
@@ -52,15 +53,17 @@ def _inside(path: str, parent: str) -> bool:
     return path != parent and path.startswith(parent.rstrip("/") + "/")
 
 
-def _folder_sources(store: IndexStore) -> list[str]:
-    return [name for name, info in store.meta.get("sources", {}).items() if info.get("kind") == "folder"]
+def _folder_sources(store: IndexStore, collection: str) -> list[str]:
+    """The folder sources in exactly this collection (a shared one is merged with none)."""
+    return [name for name, info in store.meta.get("sources", {}).items()
+            if info.get("kind") == "folder" and collections_of(info) == [collection]]
 
 
-def _enclosing_source(store: IndexStore, folder: Path, index_path: Path) -> Path | None:
-    """The indexed folder whose walk reaches `folder`, if there is one."""
+def _enclosing_source(store: IndexStore, folder: Path, index_path: Path, collection: str) -> Path | None:
+    """The indexed folder of this collection whose walk reaches `folder`, if there is one."""
     name = source_name(folder)
     for parent in folder.parents:
-        if _inside(name, source_name(parent)) and source_name(parent) in _folder_sources(store) \
+        if _inside(name, source_name(parent)) and source_name(parent) in _folder_sources(store, collection) \
                 and walks_into(parent, folder, exclude=[index_path]):
             return parent
     return None
@@ -81,7 +84,10 @@ def read_snapshot(path: Path) -> tuple[bytes, float]:
 def index_folder(store: IndexStore, embedder, folder: Path,
                  on_progress: ProgressCallback | None = None,
                  should_stop: StopCheck | None = None,
-                 max_size: int = DEFAULT_MAX_SIZE) -> Summary:
+                 max_size: int = DEFAULT_MAX_SIZE, collection: str = DEFAULT) -> Summary:
+    """Index a folder (again) into `collection`. Folders of other collections are not merged
+    with it: removing one collection never touches another's passages."""
+    check_name(collection)
     folder = check_folder(folder)
     shown = safe_name(str(folder))
     folder = folder.resolve()
@@ -91,22 +97,35 @@ def index_folder(store: IndexStore, embedder, folder: Path,
     if folder == index_path or index_path in folder.parents:
         raise BadInputError(f"{shown} is the index's own folder; index a folder of documents")
     summary = Summary()
-    if (parent := _enclosing_source(store, folder, index_path)) is not None:
+    if (parent := _enclosing_source(store, folder, index_path, collection)) is not None:
         summary.notes.append(f"{source_name(folder)} is already indexed as part of {source_name(parent)}: "
                              "updated that source")
         folder = parent
     source = summary.source = source_name(folder)
-    store.begin_source(source, "folder")  # listed (incomplete) from now on, even if this run is killed
-    store.remove_orphan_passages()
-    known = store.documents_of(source)
+    collections = with_collection(store.meta.get("sources", {}).get(source), collection)
+    store.begin_source(source, "folder", collections=collections)  # listed (incomplete) from now on
     walked = walk_folder(folder, max_size, exclude=[index_path])
     summary.skipped.extend(walked.skipped)
+    update_listed(store, embedder, source, walked.files, summary, on_progress, should_stop)
+    _absorb_inner_sources(store, source, walked.folders, summary, collection)
+    store.meta.setdefault("sources", {})[source] = {"kind": "folder", "collections": collections}
+    store.finish()
+    return summary
+
+
+def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[str, Path, os.stat_result]],
+                  summary: Summary, on_progress: ProgressCallback | None = None,
+                  should_stop: StopCheck | None = None) -> None:
+    """Bring `source`'s documents in line with the listed files (relative path, path, stat):
+    new and changed ones (re)embedded, unchanged ones kept, unlisted ones removed."""
+    store.remove_orphan_passages()
+    known = store.documents_of(source)
     current: set[str] = set()  # files whose passages are (now) in the index
     touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
-    progress = Progress(total_files=len(walked.files))
+    progress = Progress(total_files=len(files))
 
     def changed_documents() -> Iterator[Document]:
-        for rel, path, stat in walked.files:
+        for rel, path, stat in files:
             progress.files_done += 1
             progress.current = rel
             progress.report(on_progress)
@@ -145,16 +164,13 @@ def index_folder(store: IndexStore, embedder, folder: Path,
     gone = sorted(rel for rel in known if rel not in current)
     store.remove_documents(known[rel].doc_id for rel in gone)
     summary.removed = gone
-    _absorb_inner_sources(store, source, walked.folders, summary)
-    store.meta.setdefault("sources", {})[source] = {"kind": "folder"}
-    store.finish()
-    return summary
 
 
-def _absorb_inner_sources(store: IndexStore, source: str, walked: set[str], summary: Summary) -> None:
-    """Indexed folders inside this one that its walk covered are now indexed here: their own
-    sources go (after this one is complete, so an interruption loses nothing)."""
-    for inner in _folder_sources(store):
+def _absorb_inner_sources(store: IndexStore, source: str, walked: set[str], summary: Summary,
+                          collection: str) -> None:
+    """Indexed folders of this collection inside this one that its walk covered are now indexed
+    here: their own sources go (after this one is complete, so an interruption loses nothing)."""
+    for inner in _folder_sources(store, collection):
         if _inside(inner, source) and inner[len(source.rstrip("/")) + 1:] in walked:
             store.remove_documents(record.doc_id for record in store.documents_of(inner).values())
             store.meta["sources"].pop(inner, None)

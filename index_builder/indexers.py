@@ -7,11 +7,14 @@ from typing import Callable
 
 from .folder import index_folder
 from .passages import index_passages
-from .sources import FOLDER, PASSAGES, WIKIPEDIA, check_folder, check_passage_file, kind_of
+from .single_file import index_file
+from .sources import (FILE, FOLDER, PASSAGES, WIKIPEDIA, check_document_file, check_folder, check_passage_file,
+                      kind_of)
 from .wikipedia import check_limit, index_wikipedia, open_dump
 
 # f(store, embedder, path, on_progress=, should_stop=, **options) -> a summary with .line()
-INDEXERS: dict[str, Callable] = {FOLDER: index_folder, WIKIPEDIA: index_wikipedia, PASSAGES: index_passages}
+INDEXERS: dict[str, Callable] = {FOLDER: index_folder, FILE: index_file, WIKIPEDIA: index_wikipedia,
+                                 PASSAGES: index_passages}
 
 
 def _check_dump(path: Path) -> Path:
@@ -25,7 +28,8 @@ def check(kind: str, path: Path, limit: int | None = None, **_options) -> Path:
     dump's article limit."""
     if kind == WIKIPEDIA:
         check_limit(limit)
-    return {FOLDER: check_folder, WIKIPEDIA: _check_dump, PASSAGES: check_passage_file}[kind](path)
+    return {FOLDER: check_folder, FILE: check_document_file, WIKIPEDIA: _check_dump,
+            PASSAGES: check_passage_file}[kind](path)
 
 
 def choose(path: Path) -> tuple[str, Path]:

@@ -9,7 +9,7 @@ from models.errors import BadInputError
 
 from .names import safe_name
 
-FOLDER, WIKIPEDIA, PASSAGES = "folder", "wikipedia", "passages"
+FOLDER, FILE, WIKIPEDIA, PASSAGES = "folder", "file", "wikipedia", "passages"
 PASSAGE_SUFFIXES = (".jsonl", ".json", ".tsv")
 DUMP_SUFFIXES = ((".xml",), (".xml", ".bz2"))
 
@@ -31,6 +31,26 @@ def check_folder(path: Path) -> Path:
                      "for a Wikipedia dump `assistant index wikipedia`")[0]
 
 
+def check_document_file(path: Path) -> Path:
+    """One document to index on its own (any file but a passage file or a dump, which have
+    their own commands)."""
+    path, shown = _existing(path, "no such file", False, "give a document file or a folder")
+    suffixes = tuple(s.lower() for s in path.suffixes[-2:])
+    if suffixes[-1:] and suffixes[-1] in PASSAGE_SUFFIXES:
+        raise BadInputError(f"{shown} looks like a passage file: use `assistant index passages`")
+    if suffixes[-1:] in DUMP_SUFFIXES or suffixes in DUMP_SUFFIXES:
+        raise BadInputError(f"{shown} looks like a Wikipedia dump: use `assistant index wikipedia`")
+    return path
+
+
+def check_folder_or_document(path: Path) -> tuple[str, Path]:
+    """(FOLDER or FILE, path): what `assistant index add` takes."""
+    path = Path(path).expanduser()
+    if path.is_file():
+        return FILE, check_document_file(path)
+    return FOLDER, _existing(path, "no such folder or file", True, "give a folder or a document file")[0]
+
+
 def check_passage_file(path: Path) -> Path:
     path, shown = _existing(path, "no such passage file", False, "give a .jsonl or .tsv passage file")
     if "".join(path.suffixes[-1:]).lower() not in PASSAGE_SUFFIXES:
@@ -46,7 +66,7 @@ def check_dump_file(path: Path) -> Path:
 
 
 def kind_of(path: Path) -> str:
-    """FOLDER, WIKIPEDIA or PASSAGES, from what the path is and its suffixes."""
+    """FOLDER, WIKIPEDIA, PASSAGES or FILE (one document), from what the path is and its suffixes."""
     path = Path(path).expanduser()
     if not path.exists():
         raise BadInputError(f"no such folder or file: {safe_name(str(path))}")
@@ -57,5 +77,4 @@ def kind_of(path: Path) -> str:
         return WIKIPEDIA
     if suffixes[-1:] and suffixes[-1] in PASSAGE_SUFFIXES:
         return PASSAGES
-    raise BadInputError(f"{safe_name(path.name)}: add a folder, a Wikipedia dump (.xml, .xml.bz2) or a passage "
-                        "file (.jsonl, .tsv)")
+    return FILE

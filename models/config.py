@@ -98,6 +98,7 @@ class Settings:
     # 0 answers "unknown" with a note that the bound was hit: useless but explained, not silent
     max_reader_calls: int = field(default=60, metadata=_whole(1, 10000))  # 0 answered every question "unknown"
     max_answer_tokens: int = field(default=96, metadata=_whole(1, 8192))
+    collection: str | None = None  # search only this collection of the index; None: all of them
 
     @property
     def index_path(self) -> Path:

@@ -12,10 +12,11 @@ class Machine:
     ram_gb: float
     gpu_name: str = ""
     gpu_vram_gb: float = 0.0
+    cores: int = 4
 
     def describe(self) -> str:
         gpu = f", GPU {self.gpu_name} ({self.gpu_vram_gb:.0f} GB)" if self.gpu_name else ", no GPU found"
-        return f"{self.ram_gb:.0f} GB RAM{gpu}"
+        return f"{self.ram_gb:.0f} GB RAM, {self.cores} cores{gpu}"
 
 
 def total_ram_gb() -> float:
@@ -47,7 +48,8 @@ def nvidia_gpu() -> tuple[str, float]:
 
 def this_machine() -> Machine:
     name, vram = nvidia_gpu()
-    return Machine(total_ram_gb(), name, vram)
+    return Machine(total_ram_gb(), name, vram, cores=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
 
 
 def llama_has_gpu() -> bool:

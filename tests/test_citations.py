@@ -145,7 +145,7 @@ def test_trace_is_plain_language_with_file_names_and_thresholds(monkeypatch, tmp
     monkeypatch.setenv("ASSISTANT_CONFIG", "/dev/null")
     monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
     # ra-isf: the prompted judge's yes/no per passage (the default pipeline reads the trained one's ranks)
-    result = CliRunner().invoke(app, ["ask", "What is the meeting room on the third floor called?", "--trace",
+    result = CliRunner().invoke(app, ["ask", "What is the meeting room on the third floor called?", "--trace=full",
                                       "--strategy", "ra-isf"])
     assert result.exit_code == 0, result.output
     out = result.output

@@ -180,7 +180,7 @@ def test_use_refuses_files_that_are_not_gguf_chat_models(tmp_path, env):
     truncated = tmp_path / "cut.gguf"
     truncated.write_bytes(empty.read_bytes()[:40])
     assert "truncated" in one_error_line(assistant("models", "use", str(truncated), env=env))
-    assert "not downloaded yet" in one_error_line(assistant("models", "use", "qwen2.5-3b", env=env))
+    assert "is not here yet" in one_error_line(assistant("models", "use", "qwen2.5-3b", env=env))
     assert (tmp_path / "config.toml").read_text() == ""  # nothing was written
 
 

@@ -84,4 +84,4 @@ def test_trace_shows_rank_before_and_after_and_the_threshold():
     events, _ = run("rag:rerank=true", [0.1, 0.9], pool=2, max_passages=1, min_passages=1)
     first = next(e for e in events if isinstance(e, Relevance))
     line = trace_line(first)
-    assert line.strip() == "✓ p1 #1 (was #2) (score 0.90 ≥ 0.50)"
+    assert line.strip() == "✓ p1: judged 1st (search: 2nd), score 0.90 ≥ 0.50"

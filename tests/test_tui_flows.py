@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, S
 
 from assistant.events import Answer, Detail, Passage, Retrieved, SubQuestion
 from tui.app import AnswerPanel, AssistantApp, DetailPanel, QuestionInput, StepTree
+from models.errors import AssistantError
 
 
 def text_of(app, selector) -> str:
@@ -369,7 +370,8 @@ async def test_switch_strategy_with_the_keyboard_only(tmp_path):
 
 
 async def test_settings_offer_the_installed_readers(tmp_path):
-    """A reader recorded by `assistant models pull|add` can be picked; picking it fills Reader."""
+    """The reader is picked from the bundled one and those `assistant models pull|add` recorded;
+    a typed file overrides the pick."""
     from helpers.gguf_tiny import chat_reader_header
     from models.downloads.installed import Installed, record
 
@@ -380,6 +382,13 @@ async def test_settings_offer_the_installed_readers(tmp_path):
         await pilot.press("f2")
         screen = app.screen
         picker = screen.query_one("#installed-reader", Select)
+        assert picker.value == "bundled" and [label for label, _ in picker._options][-1] == "picked"
         picker.value = str(model)
         await pilot.pause()
-        assert screen.query_one("#reader", Input).value == str(model)
+        assert screen.checked_choice().settings.reader == model
+        screen.query_one("#reader", Input).value = str(tmp_path / "missing.gguf")
+        with pytest.raises(AssistantError):
+            screen.checked_choice()
+        screen.query_one("#reader", Input).value = ""
+        picker.value = "bundled"
+        assert screen.checked_choice().settings.reader is None

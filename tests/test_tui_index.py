@@ -95,7 +95,7 @@ async def test_add_a_passage_file_and_refuse_other_files(tmp_path):
     passages.write_text("".join(json.dumps({"id": f"p{i}", "title": f"Heron {i}", "text": f"Heron fact {i}."}) + "\n"
                                 for i in range(3)))
     other = tmp_path / "photo.png"
-    other.write_bytes(b"\x89PNG")
+    other.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10")  # binary: no text to index
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f3")
@@ -104,7 +104,7 @@ async def test_add_a_passage_file_and_refuse_other_files(tmp_path):
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert status(screen).startswith("error: photo.png: add a folder, a Wikipedia dump")
+        assert status(screen).startswith("error: cannot index photo.png:")
         screen.query_one("#folder", Input).value = str(passages)
         await pilot.press("enter")
         await app.workers.wait_for_complete()

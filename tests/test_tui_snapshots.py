@@ -116,3 +116,10 @@ def test_settings_screen(snap_compare, tmp_path, size):
 def test_index_screen(snap_compare, tmp_path, size):
     app = AssistantApp(FakeBackend(tmp_path, fixed_index=SNAPSHOT_INDEX))
     assert snap_compare(app, terminal_size=size, press=["f3"])
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48), (220, 50)])
+def test_steps_and_answer_share_the_width(snap_compare, tmp_path, size):
+    """Half each at 100 columns; from 140 the answer side gets 3/5, the sources wrap less."""
+    app = AssistantApp(indexed(tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=asking("Who leads Project Heron?", 0))

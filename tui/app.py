@@ -54,7 +54,9 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
     TITLE = "Offline assistant"
     ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # below 24 rows: no header, a 1-row question box
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # from 100 columns the steps get 3/5
+    # Steps and answer share the width: half each from 100 columns, and from 140 the answer side
+    # gets 3/5 (the steps' lines scroll sideways; the answer and the sources are what is read).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (140, "-wider")]
     # No bare letter acts here: a key typed outside the question box must not lose work.
     # Short labels: the legend fits 60 columns; F1 lists every key.
     BINDINGS = [
@@ -69,6 +71,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("escape", "stop", "Stop"),
         Binding("f4", "toggle_steps", "Fold", show=False),
+        Binding("o", "open_source", "Open file", show=False),
         Binding("tab", "focus_next", "Pane", show=False, priority=True),
         Binding("ctrl+l", "focus_question", "Question", show=False),
         Binding("slash", "focus_question", "Question", show=False),
@@ -160,7 +163,8 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         s = self.settings
         reader = Path(s.reader).name if s.reader else "bundled"
         self._state = state
-        text = Text.assemble((f" {state} ", "reverse"), " ", (self.index_line, "bold"),
+        within = [("  in ", "dim"), (s.collection, "bold")] if s.collection else []  # asked within one collection
+        text = Text.assemble((f" {state} ", "reverse"), " ", (self.index_line, "bold"), *within,
                              ("  strategy ", "dim"), self.spec, ("  k ", "dim"), str(s.k), ("  depth ", "dim"),
                              str(s.depth), ("  judge ", "dim"), s.judge, ("  reader ", "dim"), reader)
         self.query_one("#status", Static).update(text)
@@ -266,6 +270,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
             self.call_after_refresh(tree.scroll_to_node, node, animate=False)
         if isinstance(event, Answer):
             self.query_one(AnswerPanel).show_answer(event)
+            self.query_one(DetailPanel).answer_text = event.text or ""
 
     def on_assistant_app_ask_ended(self, message: AskEnded) -> None:
         if message.run is not self._stop_ask:

@@ -53,15 +53,48 @@ class SessionKeys:
         if answer is None:
             self.notify("No answer to copy yet.", severity="warning", timeout=3)
             return
-        self.copy_to_clipboard(answer_as_text(answer))
-        self.notify(f"Copied the answer and its {len(answer.citations)} source(s).", timeout=3)
+        where = self._copy(answer_as_text(answer))
+        self.notify(f"The answer and its {len(answer.citations)} source(s): {where}.", timeout=6)
+
+    def _copy(self, text: str) -> str:
+        """OSC 52, else the system clipboard tool, else a file; the line saying which (tui/clipboard.py)."""
+        from .clipboard import copy_text
+
+        return copy_text(text, self.copy_to_clipboard, self._state_dir or self.settings.data_dir)
+
+    def action_open_source(self) -> None:
+        """`o`: open the file of the passage in the detail pane with the system's opener."""
+        import subprocess
+
+        from assistant.events import Passage
+
+        from .source_view import file_of, open_command
+
+        shown = self.query_one(DetailPanel).shown
+        path = file_of(shown) if isinstance(shown, Passage) else None
+        if path is None:
+            self.notify("Open a source first (keys 1-9, or a passage in the steps); only indexed files open.",
+                        timeout=4)
+            return
+        command = open_command(path, shown.page)
+        if command is None:
+            self.notify(f"No program to open files here; the file is {path}", timeout=8)
+            return
+        try:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        except OSError as exc:
+            self.notify(f"Could not run {command[0]}: {exc.strerror}; the file is {path}", severity="warning")
+            return
+        where = f" at page {shown.page}" if shown.page else f" (section {shown.section})" if shown.section else ""
+        self.notify(f"Opening {path}{where} with {command[0]}.", timeout=5)
 
     def action_copy_selection(self) -> None:
         """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
         selected = self.screen.get_selected_text()
         if selected:
-            self.copy_to_clipboard(selected)
-            self.notify("Copied the selected text.", timeout=3)
+            where = self._copy(selected)
+            self.notify(f"The selected text: {where}.", timeout=6)
         else:
             self.notify("Nothing selected. Ctrl+Y copies the answer; Ctrl+Q quits.", timeout=4)
 
@@ -89,6 +122,7 @@ class SessionKeys:
         panel.reset()
         if exchange.answer is not None:
             panel.show_answer(exchange.answer)
+            self.query_one(DetailPanel).answer_text = exchange.answer.text or ""
         else:
             panel.show_error(exchange.ending or "no answer", "", kind="stopped")
         self.query_one(DetailPanel).show(None)

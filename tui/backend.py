@@ -91,8 +91,9 @@ class Backend:
         if not service.index_exists(settings):
             return IndexInfo(path=settings.index_path, exists=False)
         info = service.status(settings)
-        sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else ""),
-                              source.documents, source.passages) for source in info.sources]
+        sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else "")
+                              + _in_collections(source.recorded), source.documents, source.passages)
+                   for source in info.sources]
         return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
 
@@ -106,5 +107,23 @@ class Backend:
         return service.add_source(settings, path, on_progress=on_progress, should_stop=should_stop,
                                   embedder_factory=self.embedder_factory).line()
 
+    @staticmethod
+    def collections(settings: Settings) -> list:
+        """The index's collections with their sizes (name, sources, documents, passages, bytes);
+        none when there is no index yet."""
+        from assistant.collection_service import list_collections
+        from models.errors import AssistantError
+
+        try:
+            return list_collections(settings)
+        except AssistantError:
+            return []
+
     def remove_source(self, settings: Settings, source: str) -> None:
         service.remove(settings, source)
+
+
+def _in_collections(recorded) -> str:
+    """", in work" for a source of a named collection ("" for the default one)."""
+    names = [n for n in (recorded.get("collections") or []) if n != "default"]
+    return f", in {', '.join(names)}" if names else ""

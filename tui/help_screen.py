@@ -17,6 +17,7 @@ KEYS = [
     ("F4", "open or fold the highlighted step and all below it"),
     ("1-9", "outside the question box: show source [n] of the answer"),
     ("Ctrl+Y", "copy the answer with its sources"),
+    ("o", "open the shown source's file (outside the question box)"),
     ("Ctrl+C", "copy the text selected with the mouse (never quits)"),
     ("F5", "transcript: this session's questions; Enter shows one again"),
     ("F2", "settings: strategy, k, depth, reader, judge"),

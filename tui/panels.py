@@ -21,7 +21,10 @@ HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or cl
         "Keys 1-9 (outside the question box) open the answer's sources.")
 
 
-def describe_passage(passage: Passage) -> Text:
+def describe_passage(passage: Passage, answer: str = "") -> Text:
+    """The passage in full, the sentence that best supports `answer` highlighted."""
+    from .source_view import file_of, highlighted
+
     out = Text()
     out.append(shown_label(passage.title or passage.citation_label()), "bold")  # bounded: titles may be orders
     out.append("\n")
@@ -33,13 +36,13 @@ def describe_passage(passage: Passage) -> Text:
         out.append(f"  § {passage.section}", "dim")
     out.append("\n")
     meta = [f"id {passage.id}"]
-    if passage.score:
-        meta.append(f"score {passage.score:.4f}")
     if passage.source:
         meta.append(f"source {passage.source}")
     out.append("  ·  ".join(meta), "dim")
+    if file_of(passage) is not None:
+        out.append("\no opens the file", "dim")
     out.append("\n\n")
-    out.append(passage.text or "(the passage text is not in this step)")
+    out.append(highlighted(passage.text, answer) if passage.text else Text("(the passage text is not in this step)"))
     return out
 
 
@@ -95,11 +98,12 @@ def _decision(decision: RefeedDecision) -> Text:
     return out
 
 
-def describe(data, names: dict[str, Passage] | None = None) -> Text:
-    """What the detail panel shows for a tree node's data; `names` are the run's passages by id."""
+def describe(data, names: dict[str, Passage] | None = None, answer: str = "") -> Text:
+    """What the detail panel shows for a tree node's data; `names` are the run's passages by id,
+    `answer` the answer shown (its supporting sentence is highlighted in a passage)."""
     names = names or {}
     if isinstance(data, Passage):
-        return describe_passage(data)
+        return describe_passage(data, answer)
     if isinstance(data, list) and data and all(isinstance(v, Relevance) for v in data):
         return _verdicts(data, names)
     if isinstance(data, Retrieved):
@@ -108,7 +112,7 @@ def describe(data, names: dict[str, Passage] | None = None) -> Text:
         for i, p in enumerate(data.passages, 1):
             out.append(f"{i}. ", "dim")
             out.append(passage_name(p), "bold")
-            out.append(f"  search score {p.score:.4f}\n", "dim")
+            out.append("\n")
             out.append(f"   {' '.join(p.text.split())[:200]}\n")
         return out
     if isinstance(data, Answer):
@@ -152,8 +156,12 @@ class DetailPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text(HINT, "dim"), id="detail-text")
 
+    answer_text = ""  # the answer on screen: a passage shown here highlights what supports it
+    shown = None  # what is shown: `o` opens a passage's file
+
     def show(self, data, names: dict[str, Passage] | None = None) -> None:
-        self.query_one("#detail-text", Static).update(describe(data, names))
+        self.shown = data
+        self.query_one("#detail-text", Static).update(describe(data, names, self.answer_text))
         self.scroll_home(animate=False)
 
 

@@ -1,4 +1,5 @@
-"""Strategy, k, depth, reader and judge, changed without restarting (applies to the next question)."""
+"""Strategy, k, depth, reader (picked from the installed ones), judge and the collection to ask
+within, changed without restarting (applies to the next question)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -48,12 +49,17 @@ class SettingsScreen(ModalScreen[Choice | None]):
                                                       compact=True, id="options"))
                 yield from self._row("k", Input(str(s.k), type="integer", compact=True, id="k"))
                 yield from self._row("Depth", Input(str(s.depth), type="integer", compact=True, id="depth"))
-                yield from self._row("Reader", Input(str(s.reader or ""), compact=True, id="reader",
-                                                     placeholder="a .gguf file; empty: bundled SmolLM2"))
-                installed = _installed_readers(s)
-                if installed:  # pulled or added with `assistant models pull|add`; picking one fills Reader
-                    yield from self._row("Installed", Select(installed, prompt="pick an installed reader",
-                                                             compact=True, id="installed-reader"))
+                readers = _reader_choices(s)  # the bundled one and those `models pull|add` recorded
+                yield from self._row("Reader", Select(readers, allow_blank=False, compact=True, id="installed-reader",
+                                                      value=_current_reader(s, readers)))
+                yield from self._row("Or file", Input(str(s.reader or "") if _current_reader(s, readers) == OTHER
+                                                      else "", compact=True, id="reader",
+                                                      placeholder="another .gguf file (overrides the pick)"))
+                collections = [(ALL, ALL)] + [(f"{c.name} ({c.documents} documents)", c.name)
+                                              for c in self.backend.collections(s)]
+                yield from self._row("Collection", Select(
+                    collections, allow_blank=False, compact=True, id="collection",
+                    value=s.collection if s.collection in [v for _, v in collections] else ALL))
                 judges = [(kind, kind) for kind in JUDGE_KINDS]
                 yield from self._row("Judge", Select(judges, allow_blank=False, compact=True,
                                                      value=s.judge if s.judge in JUDGE_KINDS else "reader",
@@ -77,9 +83,6 @@ class SettingsScreen(ModalScreen[Choice | None]):
             for field in self.query(Input):
                 field.cursor_blink = False
 
-    def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "installed-reader" and event.value not in (Select.BLANK, Select.NULL):
-            self.query_one("#reader", Input).value = str(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -107,23 +110,40 @@ class SettingsScreen(ModalScreen[Choice | None]):
         spec = f"{name}:{options}" if options else name
         self.backend.make_strategy(spec)  # ConfigError names the strategy's options
         k, depth = _integer("k", value("k")), _integer("depth", value("depth"))
-        reader = value("reader")
+        picked = str(self.query_one("#installed-reader", Select).value)
+        reader = value("reader") or ("" if picked in (BUNDLED, OTHER) else picked)
         if reader:
             self.backend.check_reader(reader)
         judge = str(self.query_one("#judge", Select).value)
+        collection = str(self.query_one("#collection", Select).value)
         settings = replace(self.settings.with_overrides(k=k, depth=depth, judge=judge),
-                           reader=Path(reader).expanduser() if reader else None)
+                           reader=Path(reader).expanduser() if reader else None,
+                           collection=None if collection == ALL else collection)
         return Choice(spec, settings)
 
 
-def _installed_readers(settings: Settings) -> list[tuple[str, str]]:
-    """(name, file) of the readers `assistant models pull|add` recorded whose files still exist."""
+BUNDLED, OTHER, ALL = "bundled", "other", "all collections"
+
+
+def _reader_choices(settings: Settings) -> list[tuple[str, str]]:
+    """(label, value) of the readers to pick from: the bundled SmolLM2, those `assistant models
+    pull|add` recorded whose files still exist, and the configured file when it is none of them."""
     from models.downloads.installed import load_installed
 
     try:
-        return [(m.name, m.path) for m in load_installed(settings.data_dir) if m.role == "reader" and m.exists]
+        installed = [(m.name, m.path) for m in load_installed(settings.data_dir) if m.role == "reader" and m.exists]
     except AssistantError:
-        return []
+        installed = []
+    choices = [("smollm2-135m (bundled, fast, weak)", BUNDLED), *installed]
+    if settings.reader and str(settings.reader) not in {path for _, path in installed}:
+        choices.append((f"{Path(settings.reader).name} (from the settings)", OTHER))
+    return choices
+
+
+def _current_reader(settings: Settings, choices: list[tuple[str, str]]) -> str:
+    if not settings.reader:
+        return BUNDLED
+    return str(settings.reader) if str(settings.reader) in {v for _, v in choices} else OTHER
 
 
 def _integer(name: str, text: str) -> int:

@@ -13,7 +13,7 @@ from textual.widgets.tree import TreeNode
 from assistant.details import PipelineStage, QueryRefined
 from assistant.events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                               SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
-from assistant.step_text import StepNarrator, passage_name, relevance_summary, short
+from assistant.step_text import StepNarrator, passage_name, relevance_summary, score_vs, short
 
 
 
@@ -33,8 +33,9 @@ def passage_label(passage: Passage, verdict: Relevance | None = None) -> Text:
     parts: list = []
     if verdict is not None:
         parts.append(("✓ " if verdict.relevant else "✗ ", "green" if verdict.relevant else "red"))
-    parts += [(short(passage_name(passage), 40), "bold"), (f"  score {passage.score:.3f}  ", "dim"),
-              (short(passage.text, 100), "dim")]
+    # the path whole; a score only where a judge gave one (the search's fusion score means nothing to a person)
+    judged = f"  {score_vs(verdict.score, verdict.threshold)}  " if verdict is not None else "  "
+    parts += [(passage_name(passage), "bold"), (judged, "dim"), (short(passage.text, 100), "dim")]
     return label(*parts)
 
 

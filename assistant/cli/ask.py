@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperCommand
 
 from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
@@ -36,7 +37,14 @@ def checked_question(question: str) -> str:
     return question
 
 
-@ask_app.command()
+class _TraceFullCommand(TyperCommand):
+    """Reads `--trace=full` as the flag --trace-full (click would read it as --trace given a value)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, ["--trace-full" if arg == "--trace=full" else arg for arg in args])
+
+
+@ask_app.command(cls=_TraceFullCommand)
 def ask(
     question: str = typer.Argument(..., help="The question to answer."),
     strategy: Optional[str] = typer.Option(None, "--strategy", "-s",
@@ -45,6 +53,8 @@ def ask(
     depth: Optional[int] = typer.Option(None, "--depth", min=DEPTH.low, max=DEPTH.high,
                                         help="RA-ISF decomposition depth bound."),
     index: Optional[Path] = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir)."),
+    collection: Optional[str] = typer.Option(None, "--collection", "-c",
+                                             help="Search only this collection (default: all of them)."),
     reader: Optional[Path] = typer.Option(None, "--reader", parser=given_path, help="Reader model: a .gguf file."),
     judge: Optional[str] = typer.Option(None, "--judge",
                                         help=f"Judge: {either(JUDGE_KINDS)} (the prompted reader, an ONNX T5)."),
@@ -57,7 +67,9 @@ def ask(
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",
                                   help="ReFeed (-s refeed, and the default's check): keep the draft when it is "
                                        "likelier than the refinement."),
-    trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
+    trace: bool = typer.Option(False, "--trace", help="Print each step as it happens, one line each."),
+    trace_full: bool = typer.Option(False, "--trace=full", "--trace-full",
+                                    help="The steps, and every passage found and every judge verdict."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
 ) -> None:
     """Answer a question from the reader's knowledge, your index and sub-questions.
@@ -74,15 +86,16 @@ def ask(
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
-                             relevance_judge=relevance_judge)
+                             relevance_judge=relevance_judge, collection=collection)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
+    trace = trace or trace_full
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
         ctx = service.prepare(settings, chosen)
         should_stop.loaded()
         events = service.ask(question, chosen, settings, should_stop=should_stop, context_factory=lambda *_: ctx)
-        _print_events(events, TraceWriter(), trace, as_json)
+        _print_events(events, TraceWriter(full=trace_full), trace, as_json)
 
 
 def _print_events(events, steps, trace: bool, as_json: bool) -> None:

@@ -35,22 +35,37 @@ def _print_folder_summary(summary) -> None:
         typer.echo(f"  skipped {safe_name(rel)}: {safe_name(reason)}")
 
 
+CollectionOption = typer.Option(None, "--collection", "-c",
+                                help="Add to this named collection (e.g. work); default: 'default'.")
+
+
 @index_app.command("add")
 def add(
-    path: Path = typer.Argument(..., parser=given_path, help="A folder of documents."),
+    path: Path = typer.Argument(..., parser=given_path, help="A folder of documents, or one document file."),
+    collection: Optional[str] = CollectionOption,
     index: Optional[Path] = IndexOption,
     max_size: float = typer.Option(50.0, "--max-size", help="Skip files larger than this many MB."),
     watch: bool = typer.Option(False, "--watch", help="Keep running and apply changes as files change."),
     embedder_backend: Optional[str] = BackendOption,
 ) -> None:
-    """Index a folder (again): new and changed files are embedded, unchanged ones skipped,
-    deleted ones removed. Formats: txt, md, rst, html, pdf, docx, epub, odt and other text files.
+    """Index a folder or one file (again): new and changed files are embedded, unchanged ones
+    skipped, deleted ones removed. Formats: txt, md, rst, html, pdf, docx, epub, odt and other
+    text files.
 
-    Example: assistant index add ~/Documents/notes
+    Examples:
+
+      assistant index add ~/Documents/notes
+
+      assistant index add ~/Documents/work --collection work
+
+      assistant index add ~/report.pdf --collection work
     """
     from models.errors import AssistantError
 
-    _, path = service.check_source("folder", path)  # a bad path is said before any model loads
+    from ..collection_service import check_name
+
+    kind, path = service.check_source("document", path)  # a bad path is said before any model loads
+    collection = check_name(collection) if collection is not None else "default"
     if not 0 < max_size < float("inf"):  # nan and inf too: int() of them is no byte count
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
@@ -59,11 +74,14 @@ def add(
         should_stop.loaded()
         bar, update = progress_bar("files")
         with bar:
-            summary = writer.add("folder", path, on_progress=update, should_stop=should_stop, max_size=max_bytes)
+            summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
+                                 collection=collection)
         _print_folder_summary(summary)
-        typer.echo(f"index: {safe_name(str(settings.index_path))}")
-        if watch:
-            _watch(writer, path, max_bytes, should_stop)
+        typer.echo(f"index: {safe_name(str(settings.index_path))} (collection {collection})")
+        if watch and kind == "file":
+            typer.echo("--watch follows folders; a single file is indexed once")
+        elif watch:
+            _watch(writer, path, max_bytes, should_stop, collection)
 
 
 def _settings(index: Optional[Path], backend: Optional[str] = None):
@@ -72,11 +90,11 @@ def _settings(index: Optional[Path], backend: Optional[str] = None):
     return load_settings(index=index, embedder_backend=backend)
 
 
-def _watch(writer, path: Path, max_bytes: int, should_stop) -> None:
+def _watch(writer, path: Path, max_bytes: int, should_stop, collection: str) -> None:
     """Re-run the (incremental) folder indexer whenever something under the folder changes."""
     typer.echo(f"watching {safe_name(str(path))} for changes (Ctrl-C to stop)")
     try:
-        for summary in writer.watch_folder(path, should_stop, max_size=max_bytes):
+        for summary in writer.watch_folder(path, should_stop, max_size=max_bytes, collection=collection):
             stamp = datetime.now().strftime("%H:%M:%S")
             typer.echo(f"[{stamp}] {summary.line()}")
             for label, rels in (("indexed", summary.indexed), ("updated", summary.updated),
@@ -196,8 +214,10 @@ def status(
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info.sources)}")
     for source in info.sources:
+        groups = ", ".join(source.recorded.get("collections") or ["default"])
+        groups = "" if groups == "default" else f"; collection {groups}"  # a named one only
         line = (f"  {source.kind or '?':10} {safe_name(source.name)}  ({source.documents} documents, "
-                f"{source.passages} passages)")
+                f"{source.passages} passages{groups})")
         if source.incomplete:
             line += f"  (incomplete: run `{service.rebuild_command(source)}` again to finish)"
         typer.echo(line)
@@ -224,15 +244,50 @@ def repair(index: Optional[Path] = IndexOption) -> None:
     typer.echo("repaired: " + ", ".join(done) if done else "nothing to repair: the index is whole")
 
 
+@index_app.command("collections")
+def collections(index: Optional[Path] = IndexOption) -> None:
+    """The index's collections with their sizes.
+
+    Example: assistant index collections
+    """
+    from ..collection_service import list_collections
+
+    rows = list_collections(_settings(index))
+    if not rows:
+        typer.echo("no collections yet: add one with `assistant index add PATH --collection NAME`")
+    width = max([len(row.name) for row in rows] + [10])
+    for row in rows:
+        typer.echo(f"{row.name:{width}}  {row.sources:3} sources  {row.documents:6} documents  "
+                   f"{row.passages:7} passages  {human_size(row.bytes):>9}")
+
+
 @index_app.command("remove")
 def remove(
-    source: str = typer.Argument(..., help="A source as `index status` lists it (folder, dump or file)."),
+    source: Optional[str] = typer.Argument(None, help="A source as `index status` lists it (folder, dump or file)."),
+    collection: Optional[str] = typer.Option(None, "--collection", "-c",
+                                             help="Remove this whole collection instead (others keep theirs)."),
     index: Optional[Path] = IndexOption,
 ) -> None:
-    """Remove a source and all its passages from the index.
+    """Remove a source, or a whole collection, and its passages from the index. A source that
+    another collection also holds stays for that one.
 
-    Example: assistant index remove ~/Documents/notes
+    Examples:
+
+      assistant index remove ~/Documents/notes
+
+      assistant index remove --collection personal
     """
+    from models.errors import BadInputError
+
     started = time.monotonic()
+    if (source is None) == (collection is None):
+        raise BadInputError("name a source or --collection NAME (one of them)")
+    if collection is not None:
+        from ..collection_service import remove_collection
+
+        gone, removed = remove_collection(_settings(index), collection)
+        typer.echo(f"removed collection {collection}: {len(gone)} sources, {removed} passages "
+                   f"({time.monotonic() - started:.1f}s)")
+        return
     name, removed = service.remove(_settings(index), source)
     typer.echo(f"removed {safe_name(name)}: {removed} passages ({time.monotonic() - started:.1f}s)")

@@ -9,11 +9,16 @@ import typer
 
 from models.errors import AssistantError, Interrupted
 
+from .help_style import install as plain_help
+
+plain_help()
+
 app = typer.Typer(
     help="Offline question answering over your documents with local models.\n\n"
          "Run with no command to open the full-screen app.",
     no_args_is_help=False, invoke_without_command=True, pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # click's plain help: no <bool>/<str> placeholders, wraps to the terminal
 )
 
 
@@ -85,7 +90,9 @@ def run() -> None:
         # Not standalone: usage errors come here instead of being printed in a box.
         code = app(standalone_mode=False)
     except typer.TyperException as exc:  # click's usage errors (exit 2) and the few others
-        if type(exc).__name__ != "NoArgsIsHelpError":  # a group given no command: its help is shown
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a group given no command: its help
+            print(exc.format_message())
+        else:
             _report(usage_error_line(exc), exc.exit_code)
         sys.exit(exc.exit_code)
     except typer.Abort:  # end of input at a prompt

@@ -182,13 +182,19 @@ def add(
     Example: assistant models add ~/Downloads/qwen2.5-1.5b-instruct-q4_k_m.gguf
     """
     from models.config import load_settings
+    from models.downloads.catalog_match import entry_for_file, sha256_of
     from models.downloads.installed import Installed, name_for, record
     from models.reader.choice import check_header
 
     settings = load_settings()
     path = path.expanduser().resolve()
     header = check_header(path)
-    model = Installed((name or name_for(path)).strip().lower(), str(path), size=path.stat().st_size)
+    typer.echo(f"checking {path.name} against the catalog (reading {path.stat().st_size / 2**30:.1f} GB)...")
+    sha = sha256_of(path)
+    entry = entry_for_file(path, sha)
+    chosen = (name or (entry.name if entry else name_for(path))).strip().lower()
+    model = Installed(chosen, str(path), size=path.stat().st_size, sha256=sha, repo=entry.repo if entry else "")
     record(settings.data_dir, model)
-    typer.echo(f"added {model.name} ({header.name or header.architecture}, {path}); "
+    matched = f"; it is the catalog's {entry.name}" if entry else ""
+    typer.echo(f"added {model.name} ({header.name or header.architecture}, {path}){matched}; "
                f"make it the reader: assistant models use {model.name}")

@@ -10,17 +10,21 @@ class TraceWriter:
     """`ask --trace`: one plain-language line per step, indented by sub-question depth.
 
     The relevance verdicts of one retrieval end with their summary ("Kept 3 of 10 passages ..."),
-    written when the next step arrives."""
+    written when the next step arrives. `full` (`--trace=full`) adds each passage found and each
+    judge verdict; without it only the steps show."""
 
-    def __init__(self):
+    def __init__(self, full: bool = False):
         self.narrator = StepNarrator()
+        self.full = full
         self._verdicts: list[Relevance] = []
 
     def lines(self, event: Event) -> list[str]:
         pad = "  " * event.depth
         out = []
         if self._verdicts and not isinstance(event, Relevance):
-            out.append(f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts)}")
+            kept = "" if self.full else ": " + ", ".join(
+                self.narrator.name_of(v.passage_id) for v in self._verdicts if v.relevant)
+            out.append(f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts)}{kept.rstrip(': ')}")
             self._verdicts = []
         if isinstance(event, Answer):
             return out
@@ -29,18 +33,17 @@ class TraceWriter:
             return out
         if isinstance(event, Relevance):
             self._verdicts.append(event)
-            return out + [f"{pad}  {line}"]
+            return out + ([f"{pad}  {line}"] if self.full else [])
         out.append(pad + line)
-        if isinstance(event, Retrieved):
-            for i, p in enumerate(event.passages, 1):
-                out.append(f"{pad}  {i}. {short(passage_name(p), 40)} (search score {p.score:.3f}): "
-                           f"{short(p.text, 60)}")
+        if isinstance(event, Retrieved) and self.full:
+            for i, p in enumerate(event.passages, 1):  # in the search's order: its rank is i
+                out.append(f"{pad}  {i}. {passage_name(p)}: {short(p.text, 60)}")
         return out
 
 
-def trace_line(event: Event) -> str | None:
-    """One event alone, as `--trace` writes it (without what earlier events said)."""
-    return "\n".join(TraceWriter().lines(event)) or None
+def trace_line(event: Event, full: bool = True) -> str | None:
+    """One event alone, as `--trace=full` writes it (without what earlier events said)."""
+    return "\n".join(TraceWriter(full).lines(event)) or None
 
 
 def answer_block(answer: Answer, revised: bool = True) -> str:

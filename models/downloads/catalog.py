@@ -27,6 +27,8 @@ class CatalogEntry:
     ram_measured: bool = False
     prefer: int = 99
     next: str = ""  # the command that makes a pulled judge base usable ({folder}: where it went)
+    good_for: str = ""  # what to use it for, in a few words
+    sha256: str = ""  # the reader file's hash: a file added by hand with this hash is this entry
 
     @property
     def is_reader(self) -> bool:

@@ -27,7 +27,12 @@ def resolve(name_or_path: str, data_dir: Path) -> tuple[Path, Installed | None]:
         return path, next((m for m in load_installed(data_dir) if Path(m.path) == path.resolve()), None)
     entry = find_entry(name_or_path)
     if entry is not None:
-        raise ModelError(f"{entry.name} is not downloaded yet: run `assistant models pull {entry.name}` first")
+        from models.downloads.catalog_match import installed_entry
+
+        if (model := installed_entry(data_dir, entry)) is not None:  # added or placed by hand: offline too
+            return Path(model.path), model
+        raise ModelError(f"{entry.name} is not here yet: run `assistant models pull {entry.name}`, or offline "
+                         f"put its file {entry.files[0]} anywhere and run `assistant models add FILE`")
     raise ModelError(f"'{name_or_path}' is neither an installed model (see `assistant models list`) "
                      "nor an existing file")
 

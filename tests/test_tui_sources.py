@@ -1,0 +1,103 @@
+"""A source in the detail pane: its passage in full with the sentence that supports the answer
+highlighted, and `o` opening the original file with the system's opener (at a PDF's page)."""
+from __future__ import annotations
+
+import subprocess
+
+from helpers.tui_backend import FakeBackend
+from textual.widgets import Static
+
+from assistant.events import Passage
+from tui import source_view
+from tui.app import AssistantApp, QuestionInput
+from tui.panels import DetailPanel
+from tui.source_view import HIGHLIGHT, file_of, highlighted, open_command, supporting_span
+
+TEXT = ("Project Heron builds a solar-powered weather buoy. The project is led by the marine engineer "
+        "Mira Okafor, who joined in 2021. It floats.")
+
+
+def test_the_sentence_sharing_most_with_the_answer_is_highlighted():
+    start, end = supporting_span(TEXT, "Mira Okafor leads Project Heron.")
+    assert TEXT[start:end] == "The project is led by the marine engineer Mira Okafor, who joined in 2021."
+    assert supporting_span(TEXT, "Nothing in common here") is None
+    text = highlighted(TEXT, "Mira Okafor")
+    [span] = [s for s in text.spans if s.style == HIGHLIGHT]
+    assert TEXT[span.start:span.end].startswith("The project is led")
+
+
+def test_the_file_of_a_passage_from_a_folder_or_a_single_file(tmp_path):
+    folder = tmp_path / "docs"
+    (folder / "projects").mkdir(parents=True)
+    note = folder / "projects" / "heron.md"
+    note.write_text("# Heron\n")
+    assert file_of(Passage(id="a", text="", source=str(folder), path="projects/heron.md")) == note
+    assert file_of(Passage(id="b", text="", source=str(note), path="heron.md")) == note
+    assert file_of(Passage(id="c", text="", source=str(folder), path="gone.md")) is None
+    assert file_of(Passage(id="d", text="", title="Heron (bird)")) is None
+
+
+def test_the_opener_follows_the_system_and_a_pdf_viewer_gets_the_page(tmp_path):
+    pdf, md = tmp_path / "r.pdf", tmp_path / "n.md"
+    assert open_command(pdf, 3, which=lambda n: n if n == "evince" else None, platform="linux") == \
+        ["evince", "--page-index=3", str(pdf)]
+    assert open_command(md, None, which=lambda n: n if n == "xdg-open" else None, platform="linux") == \
+        ["xdg-open", str(md)]
+    assert open_command(md, None, which=lambda n: None, platform="darwin") == ["open", str(md)]
+    assert open_command(md, None, which=lambda n: None, platform="linux") is None
+
+
+async def test_a_source_opens_highlighted_and_o_opens_its_file(tmp_path, monkeypatch):
+    note = tmp_path / "heron.md"
+    note.write_text("# Heron\n" + TEXT)
+    opened = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **kwargs: opened.append(command))
+    monkeypatch.setattr(source_view.shutil, "which", lambda name: name if name == "xdg-open" else None)
+    app = AssistantApp(FakeBackend(tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.query_one(QuestionInput).value = "Who leads Project Heron?"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.query_one("#steps").focus()
+        await pilot.press("1")
+        await pilot.pause()
+        content = app.query_one("#detail-text", Static).render()
+        marked = [str(content)[s.start:s.end] for s in content.spans
+                  if getattr(s.style, "background", None) is not None]
+        assert marked == ["The project is led by the marine engineer Mira Okafor, who joined in 2021."]
+        await pilot.press("o")  # the fake passages have no file: said, nothing run
+        await pilot.pause()
+        assert opened == []
+        panel = app.query_one(DetailPanel)
+        panel.show(Passage(id="x", text=TEXT, source=str(note), path="heron.md"))
+        await pilot.press("o")
+        await pilot.pause()
+        assert opened == [["xdg-open", str(note)]]
+
+
+async def test_settings_pick_the_collection_to_ask_within_and_the_index_lists_it(tmp_path):
+    from assistant import service
+    from textual.widgets import DataTable, Select
+
+    backend = FakeBackend(tmp_path)
+    settings = backend.initial_settings()
+    for name in ("work", "home"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}.md").write_text(f"# {name}\n\nNotes about {name}.\n")
+        service.add_source(settings, folder, embedder_factory=backend.embedder_factory, collection=name)
+    app = AssistantApp(backend)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2")
+        picker = app.screen.query_one("#collection", Select)
+        assert [value for _, value in picker._options] == ["all collections", "home", "work"]
+        picker.value = "work"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.settings.collection == "work"
+        await pilot.press("f3")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        kinds = sorted(str(table.get_row_at(i)[1]) for i in range(table.row_count))
+        assert kinds == ["folder, in home", "folder, in work"]
