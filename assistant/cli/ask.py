@@ -1,7 +1,6 @@
 """`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -57,6 +56,10 @@ def ask(
                                        "likelier than the refinement."),
     trace: bool = typer.Option(False, "--trace", help="Print each step as it happens."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
+    thread: Optional[str] = typer.Option(None, "--thread", "-t",
+                                         help="Ask in this conversation (created on first use): a follow-up "
+                                              "such as 'Who founded it?' is rewritten from its earlier turns."),
+    local: bool = typer.Option(False, "--local", help="Load the models here even when `assistant serve` runs."),
 ) -> None:
     """Answer a question from the reader's knowledge, your index and sub-questions.
 
@@ -65,10 +68,9 @@ def ask(
     from models.config import load_settings
     from models.errors import AssistantError
 
-    from .. import service
-    from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
-    from .render import TraceWriter, answer_block
+    from ..threads import checked_name
+    from .conversation import question_events, show
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -76,18 +78,11 @@ def ask(
                              relevance_judge=relevance_judge)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
-    chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
-    steps = TraceWriter()
-    for event in service.ask(question, chosen, settings):
-        if as_json:
-            if not isinstance(event, Token):
-                typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
-            continue
-        lines = steps.lines(event)  # also notes whether a check changed the answer
-        if trace:
-            for line in lines:
-                typer.echo(line)
-        if isinstance(event, Answer):
-            if trace:
-                typer.echo("")
-            typer.echo(answer_block(event, steps.narrator.revised))
+    flags = chosen.refeed_flags(drafts, ensemble)
+    chosen = chosen.with_options(**flags)
+    if thread is not None:
+        checked_name(thread)
+    # The server has its own models: a question for other ones (or with ReFeed flags) runs here.
+    here = local or any(x is not None for x in (k, depth, index, reader, judge, relevance_judge, drafts)) \
+        or not ensemble
+    show(question_events(question, chosen, spec, settings, thread, here), trace, as_json)
