@@ -49,4 +49,13 @@ def rewrite(reader, history: Sequence[Turn], question: str) -> str:
     text = clean_answer(reader.generate(rewrite_messages(history, question), max_tokens=REWRITE_TOKENS).text)
     text = text.strip().strip('"“”').strip()
     text = re.sub(r"^(rewritten question|question)\s*:\s*", "", text, flags=re.I).strip()
-    return text if 3 <= len(text) <= 4 * len(question) + 200 else question
+    if "?" in question and text.endswith("?") and 3 <= len(text) <= 4 * len(question) + 200:
+        return text
+    return with_context(history[-1], question)  # a small reader answered instead of rewriting
+
+
+def with_context(last: Turn, question: str) -> str:
+    """The follow-up with what it follows, when the reader gave no usable rewrite: the earlier
+    question and the start of its answer still steer retrieval to the right passages."""
+    answer = _MARKER.sub("", last.answer).strip()[:80]
+    return f"{question} (following “{last.standalone or last.question}” → {answer})"

@@ -29,9 +29,11 @@ def test_the_rewrite_prompt_holds_the_recent_turns_without_markers():
     assert "Maximum Overdrive" in prompt and "[1]" not in prompt and prompt.rstrip().endswith("Rewritten question:")
 
 
-def test_an_empty_or_runaway_rewrite_keeps_the_question():
-    assert rewrite(FakeReader(lambda p: ""), HISTORY, "Who directed it?") == "Who directed it?"
-    assert rewrite(FakeReader(lambda p: "x " * 400), HISTORY, "Who directed it?") == "Who directed it?"
+def test_an_empty_runaway_or_answering_rewrite_falls_back_to_the_question_with_its_context():
+    for bad in ("", "x " * 400 + "?", "Maximum Overdrive was directed by Stephen King."):
+        fallback = rewrite(FakeReader(lambda p, bad=bad: bad), HISTORY, "Who directed it?")
+        assert fallback.startswith("Who directed it? (following “Which film was shot near Leland in 1986?”")
+        assert "Maximum Overdrive" in fallback and "[1]" not in fallback
 
 
 def test_threads_are_saved_listed_reopened_exported_and_deleted(tmp_path):

@@ -11,6 +11,7 @@ import typer
 
 from models.config import Settings
 
+from ..details import QuestionRewritten
 from ..events import Answer, Event, Token
 from .render import TraceWriter, answer_block
 
@@ -60,7 +61,8 @@ class LiveTokens:
         if not self.open:
             return
         width = max(20, shutil.get_terminal_size().columns)
-        rows = (len(self.text) - 1) // width  # rows above the cursor's
+        # rows above the cursor's: each written line takes one row per `width` characters
+        rows = sum(max(1, -(-len(line) // width)) for line in self.text.split("\n")) - 1
         sys.stdout.write("\r" + (f"\x1b[{rows}A" if rows else "") + "\x1b[J")
         sys.stdout.flush()
         self.open, self.text = False, ""
@@ -81,6 +83,8 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False) ->
             live.token(event)
             continue
         lines = steps.lines(event)  # also notes whether a check changed the answer
+        if isinstance(event, QuestionRewritten) and not trace:
+            typer.echo(f"({event.summary})")  # what was asked, when a follow-up was rewritten
         if trace and lines:
             live.end_line()
             for line in lines:
