@@ -58,4 +58,4 @@ def with_context(last: Turn, question: str) -> str:
     """The follow-up with what it follows, when the reader gave no usable rewrite: the earlier
     question and the start of its answer still steer retrieval to the right passages."""
     answer = _MARKER.sub("", last.answer).strip()[:80]
-    return f"{question} (following “{last.standalone or last.question}” → {answer})"
+    return f"{question} (following “{last.question}” → {answer})"  # the user's words: a fallback never nests

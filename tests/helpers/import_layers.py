@@ -2,7 +2,7 @@
 rules it must keep: imports point down the layers, and no modules import each other in a circle.
 
 Layers, top to bottom: tests (tests/) -> lab (lab/, benchmarks/: tooling that measures the
-product, never imported by it) -> ui (assistant/cli/, `python -m assistant`, tui/) -> core (the
+product, never imported by it) -> ui (assistant/cli/, assistant/server/, `python -m assistant`, tui/) -> core (the
 rest of assistant/) -> indexing (index_builder/) -> models (models/). Imports inside functions
 count too: a lazy import is still a dependency. scripts/ (install.sh) is not walked.
 """
