@@ -143,3 +143,14 @@ class Reranked(Detail):
     windows: list[dict] = field(default_factory=list)  # {"start", "end", "reply", "order"}
     window: int = 0
     step_size: int = 0
+
+
+@register_detail
+@dataclass
+class QuestionRewritten(Detail):
+    """A follow-up rewritten into a question that stands alone (RQ-RAG's rewrite), before any
+    search: the thread's earlier turns are not passed on to the answer."""
+
+    kind: ClassVar[str] = "conversation.rewrite"
+    question: str = ""  # as asked
+    standalone: str = ""

@@ -25,6 +25,7 @@ from assistant.strategies import DEFAULT_STRATEGY
 
 from .app_screens import ScreenKeys, typed_folder
 from .app_session import SessionKeys
+from .app_thread import ThreadKeys
 from .backend import Backend
 from .index_screen import ConfirmScreen, IndexScreen
 from .panels import AnswerPanel, DetailPanel
@@ -49,7 +50,7 @@ def hint_for(exc: Exception) -> str:
     return ""
 
 
-class AssistantApp(ScreenKeys, SessionKeys, App):
+class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
     CSS_PATH = "app.tcss"
     TITLE = "Offline assistant"
     ENABLE_COMMAND_PALETTE = False  # its key would crowd the legend; F1 lists the app's keys
@@ -69,6 +70,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         Binding("f3", "index", "Index"),
         Binding("f5", "transcript", "History"),
         Binding("ctrl+y", "copy_answer", "Copy"),
+        Binding("f6", "export_thread", "Export", show=False),
         Binding("escape", "stop", "Stop"),
         Binding("f4", "toggle_steps", "Fold", show=False),
         Binding("o", "open_source", "Open file", show=False),
@@ -91,7 +93,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
             self.run, self.error, self.hint, self.stopped = run, error, hint, stopped
 
     def __init__(self, backend: Backend | None = None, spec: str | None = None, state_dir: Path | None = None,
-                 remember: bool = True):
+                 remember: bool = True, thread: str | None = None):
         """`state_dir` holds the question history and last settings (default: the data dir);
         `remember` False neither reads nor writes them (a given `spec` is then kept)."""
         super().__init__()
@@ -110,6 +112,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         self._asked_at = 0.0
         self._waiting_for_models = False
         self.index_line = ""
+        self.thread_name = thread  # a conversation: follow-ups understood, saved (tui/app_thread.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -136,6 +139,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
 
             self.settings, config_error = Settings(), exc
         self._restore_session()
+        self._open_thread()
         self.refresh_index_line()
         if config_error is not None:
             self.query_one(AnswerPanel).show_error(str(config_error), "Fix the config file or environment, or "
@@ -233,7 +237,8 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
     def _run_question(self, question: str, spec: str, settings, stop: threading.Event) -> None:
         if stop.is_set():
             return
-        events = self.backend.ask(question, spec, settings, should_stop=stop.is_set)
+        events = (self.backend.ask(question, spec, settings, should_stop=stop.is_set, thread=self.thread_name)
+                  if self.thread_name else self.backend.ask(question, spec, settings, should_stop=stop.is_set))
         try:
             for event in events:
                 if stop.is_set():
@@ -302,7 +307,7 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
 
     # -- actions ---------------------------------------------------------------------------
     MAIN_SCREEN_ONLY = {"toggle_steps", "focus_question", "stop", "settings", "index", "open_citation", "help",
-                        "transcript", "copy_answer"}
+                        "transcript", "copy_answer", "export_thread"}
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Keys of the main screen are neither shown nor active over the other screens;
@@ -336,8 +341,8 @@ class AssistantApp(ScreenKeys, SessionKeys, App):
         else:
             node.expand_all()
 
-def run_app(backend: Backend | None = None) -> None:
-    AssistantApp(backend).run()
+def run_app(backend: Backend | None = None, thread: str | None = None) -> None:
+    AssistantApp(backend, thread=thread).run()
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
         # the terminal is back, but a model call or an index batch still has to end
         print("finishing the current step before exiting…", file=sys.stderr, flush=True)

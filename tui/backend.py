@@ -81,10 +81,23 @@ class Backend:
         return service.prepare(settings, spec, self.context_factory)
 
     def ask(self, question: str, spec: str, settings: Settings,
-            should_stop: StopCheck | None = None) -> Iterator[Event]:
+            should_stop: StopCheck | None = None, thread: str | None = None) -> Iterator[Event]:
         """The question's events, models loaded on the first next(); stop by not iterating, or
-        mid-call: the reader raises models.errors.Interrupted once should_stop() is true."""
+        mid-call: the reader raises models.errors.Interrupted once should_stop() is true. In a
+        thread, a follow-up is rewritten from its earlier turns, and the turn is saved."""
+        if thread:
+            from assistant import chat_service
+
+            return chat_service.ask(question, spec, settings, thread=thread, should_stop=should_stop,
+                                    context_factory=self.context_factory)
         return service.ask(question, spec, settings, should_stop, self.context_factory)
+
+    @staticmethod
+    def thread(settings: Settings, name: str):
+        """The saved thread (an empty one when new); a bad name is an AssistantError."""
+        from assistant import chat_service
+
+        return chat_service.threads(settings).load(name, create=True)
 
     # -- the index -----------------------------------------------------------------------
     def index_info(self, settings: Settings) -> IndexInfo:

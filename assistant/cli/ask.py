@@ -1,7 +1,6 @@
 """`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -71,6 +70,10 @@ def ask(
     trace_full: bool = typer.Option(False, "--trace=full", "--trace-full",
                                     help="The steps, and every passage found and every judge verdict."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event; the answer last."),
+    thread: Optional[str] = typer.Option(None, "--thread", "-t",
+                                         help="Ask in this conversation (created on first use): a follow-up "
+                                              "such as 'Who founded it?' is rewritten from its earlier turns."),
+    local: bool = typer.Option(False, "--local", help="Load the models here even when `assistant serve` runs."),
 ) -> None:
     """Answer a question from the reader's knowledge, your index and sub-questions.
 
@@ -81,7 +84,9 @@ def ask(
 
     from .. import service
     from ..strategies import DEFAULT_STRATEGY, make_strategy
-    from .render import TraceWriter
+    from ..threads import checked_name
+    from ..server.client import running_server
+    from .conversation import question_events, show
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -89,29 +94,19 @@ def ask(
                              relevance_judge=relevance_judge, collection=collection)
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
-    chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
-    trace = trace or trace_full
+    flags = chosen.refeed_flags(drafts, ensemble)
+    chosen = chosen.with_options(**flags)
+    if thread is not None:
+        checked_name(thread)
+    # The server has its own models: a question for other ones (or with ReFeed flags) runs here.
+    here = local or any(x is not None for x in (k, depth, index, reader, judge, relevance_judge, drafts)) \
+        or not ensemble
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
-        ctx = service.prepare(settings, chosen)
+        ctx = None
+        if here or running_server(settings) is None:  # models load first: a Ctrl-C there stops at once
+            ctx = service.prepare(settings, chosen)
+            here = True
         should_stop.loaded()
-        events = service.ask(question, chosen, settings, should_stop=should_stop, context_factory=lambda *_: ctx)
-        _print_events(events, TraceWriter(full=trace_full), trace, as_json)
-
-
-def _print_events(events, steps, trace: bool, as_json: bool) -> None:
-    from ..events import Answer, Token
-    from .render import answer_block
-
-    for event in events:
-        if as_json:
-            if not isinstance(event, Token):
-                typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
-            continue
-        lines = steps.lines(event)  # also notes whether a check changed the answer
-        if trace:
-            for line in lines:
-                typer.echo(line)
-        if isinstance(event, Answer):
-            if trace:
-                typer.echo("")
-            typer.echo(answer_block(event, steps.narrator.revised))
+        events = question_events(question, chosen, spec, settings, thread, here, should_stop=should_stop,
+                                 context=ctx)
+        show(events, trace or trace_full, as_json, full=trace_full)

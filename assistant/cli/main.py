@@ -33,13 +33,15 @@ def _root(ctx: typer.Context) -> None:
 def _mount() -> None:
     """Each command module has its own Typer and imports nothing from here (no import circle)."""
     from .ask import ask_app
+    from .chat import chat_app
     from .evaluate import eval_app
     from .index import index_app
     from .judge import judge_app
     from .models import models_app
+    from .serve import serve_app
     from .tui import tui_app
 
-    for commands in (ask_app, eval_app, tui_app):  # single commands, at the top level
+    for commands in (ask_app, chat_app, serve_app, eval_app, tui_app):  # single commands, at the top level
         app.add_typer(commands)
     app.add_typer(index_app, name="index")
     app.add_typer(models_app, name="models")

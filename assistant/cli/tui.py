@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Optional
 
 import typer
 
@@ -26,7 +27,7 @@ def no_terminal_reason() -> str:
     return ""
 
 
-def open_app() -> None:
+def open_app(thread: str | None = None) -> None:
     reason = no_terminal_reason()
     if reason:
         typer.echo(f'error: {reason}; in scripts use `assistant ask "QUESTION"`', err=True)
@@ -37,10 +38,16 @@ def open_app() -> None:
         from models.errors import AssistantError
 
         raise AssistantError("the full-screen app is not available yet; use `assistant ask`") from None
-    run_app()
+    run_app(thread=thread)
 
 
 @tui_app.command("tui")
-def tui_command() -> None:
+def tui_command(thread: Optional[str] = typer.Option(
+        None, "--thread", "-t", help="Hold a conversation: follow-ups understood, saved after each answer "
+                                     "and reopened next time (F6 exports it as Markdown).")) -> None:
     """Open the full-screen app (same as running `assistant` with no command)."""
-    open_app()
+    if thread is not None:
+        from ..threads import checked_name
+
+        checked_name(thread)
+    open_app(thread)

@@ -2,7 +2,7 @@
 rules it must keep: imports point down the layers, and no modules import each other in a circle.
 
 Layers, top to bottom: tests (tests/) -> lab (lab/, benchmarks/: tooling that measures the
-product, never imported by it) -> ui (assistant/cli/, `python -m assistant`, tui/) -> core (the
+product, never imported by it) -> ui (assistant/cli/, assistant/server/, `python -m assistant`, tui/) -> core (the
 rest of assistant/) -> indexing (index_builder/) -> models (models/). Imports inside functions
 count too: a lazy import is still a dependency. scripts/ (install.sh) is not walked.
 """
@@ -25,7 +25,8 @@ def layer_of(module: str) -> str:
         return "tests"
     if top in ("lab", "benchmarks"):
         return "lab"
-    if module in ("assistant.cli", "assistant.__main__") or module.startswith(("assistant.cli.", "tui")):
+    if module in ("assistant.cli", "assistant.server", "assistant.__main__") or module.startswith(
+            ("assistant.cli.", "assistant.server.", "tui")):
         return "ui"
     return {"assistant": "core", "index_builder": "indexing", "models": "models"}[top]
 
@@ -164,7 +165,8 @@ def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
 # below them the steps every strategy shares (answer generation, the missing hop, reranking,
 # prompts, events). A step that imported a strategy, or a strategy that imported evaluation,
 # would tie the pipeline to what is built on it.
-CORE_LEVELS = (("assistant.service", "assistant.judge_service", "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
+CORE_LEVELS = (("assistant.service", "assistant.chat_service", "assistant.judge_service", "assistant.collection_service",
+                "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
                ("assistant.runner",), ("assistant.strategies",))
 
 

@@ -129,8 +129,8 @@ class FakeBackend(Backend):
         self.contexts.append(ctx)
         return ctx
 
-    def ask(self, question, spec, settings, should_stop=None):
-        for event in super().ask(question, spec, settings, should_stop):
+    def ask(self, question, spec, settings, should_stop=None, thread=None):
+        for event in super().ask(question, spec, settings, should_stop, thread):
             if isinstance(event, Answer):
                 event.seconds = 1.5  # snapshots must not depend on the clock
             yield event

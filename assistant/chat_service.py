@@ -1,0 +1,44 @@
+"""Questions in a conversation: a follow-up is rewritten to stand alone (its own step), answered
+like any question through assistant.service, and the turn is added to its thread."""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from models.config import Settings
+
+from . import service
+from .details import QuestionRewritten
+from .events import Answer, Event
+from .followup import rewrite
+from .strategies import Strategy, make_strategy
+from .threads import Thread, ThreadStore, Turn
+
+
+def threads(settings: Settings) -> ThreadStore:
+    return ThreadStore(settings.data_dir)
+
+
+def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str | Thread | None = None,
+        history: Sequence[Turn] = (), should_stop=None, context_factory=None) -> Iterator[Event]:
+    """The question's events (a QuestionRewritten first when it was a follow-up), the Answer
+    last. `thread`: a saved thread's name (created on first use, the turn saved after the answer)
+    or a Thread kept by the caller; `history`: earlier turns given by the caller instead."""
+    strategy = make_strategy(strategy) if isinstance(strategy, str) else strategy
+    store = threads(settings) if isinstance(thread, str) else None
+    if store is not None:
+        thread = store.load(thread, create=True)
+    turns = list(thread.recent()) if thread is not None else list(history)
+    ctx = service.prepare(settings, strategy, context_factory)
+    standalone = question
+    if turns:
+        with ctx.reader.interruptible(should_stop):
+            standalone = rewrite(ctx.reader, turns, question)
+        yield QuestionRewritten(summary=f"Asked as: “{standalone}”" if standalone != question
+                                else "The question stands alone; asked as it is",
+                                question=question, standalone=standalone)
+    for event in service.ask(standalone, strategy, settings, should_stop, context_factory=lambda *_: ctx):
+        if isinstance(event, Answer) and thread is not None:
+            thread.turns.append(Turn.from_answer(question, standalone, event, strategy.name))
+            if store is not None:
+                store.save(thread)
+        yield event

@@ -1,0 +1,100 @@
+"""What `ask` and `chat` share: a question's events from a running server or in this process,
+the answer's tokens shown as they are generated (on a terminal), then the answer with sources."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from typing import Iterator
+
+import typer
+
+from models.config import Settings
+
+from ..details import QuestionRewritten
+from ..events import Answer, Event, Token
+from .render import TraceWriter, answer_block
+
+
+def question_events(question: str, strategy, spec: str, settings: Settings, thread: str | None = None,
+                    local: bool = False, should_stop=None, context=None) -> Iterator[Event]:
+    """Through a running `assistant serve` over the same index (its models are loaded), unless
+    `local` or the strategy carries flags a spec cannot say; else in this process (with the
+    models in `context` when the caller loaded them, and stopping once should_stop() is true)."""
+    if not local:
+        from ..server.client import ask as remote_ask
+        from ..server.client import running_server
+
+        url = running_server(settings)
+        if url:
+            return remote_ask(url, question, spec, thread)
+    from .. import chat_service
+
+    return chat_service.ask(question, strategy, settings, thread=thread, should_stop=should_stop,
+                            context_factory=(lambda *_: context) if context is not None else None)
+
+
+class LiveTokens:
+    """The top-level answer's tokens written as they come; wiped when the full answer (with its
+    markers and sources) replaces them, unless trace lines were written in between."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.step: int | None = None
+        self.text = ""
+        self.open = False  # a line of tokens not ended yet
+
+    def token(self, event: Token) -> None:
+        if not self.enabled or event.depth != 0 or (self.step is not None and event.step != self.step):
+            return
+        self.step = event.step
+        self.text += event.text
+        self.open = True
+        sys.stdout.write(event.text)
+        sys.stdout.flush()
+
+    def end_line(self) -> None:
+        """Before any other line: the tokens keep their line, and are not wiped later."""
+        if self.open:
+            sys.stdout.write("\n")
+            self.open, self.text = False, ""
+
+    def wipe(self) -> None:
+        if not self.open:
+            return
+        width = max(20, shutil.get_terminal_size().columns)
+        # rows above the cursor's: each written line takes one row per `width` characters
+        rows = sum(max(1, -(-len(line) // width)) for line in self.text.split("\n")) - 1
+        sys.stdout.write("\r" + (f"\x1b[{rows}A" if rows else "") + "\x1b[J")
+        sys.stdout.flush()
+        self.open, self.text = False, ""
+
+
+def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, full: bool = False) -> Answer | None:
+    """Print a question's events as `ask` does (`full`: passages and scores too); the Answer back."""
+    steps = TraceWriter(full=full)
+    live = LiveTokens(enabled=not as_json and sys.stdout.isatty())
+    answer = None
+    for event in events:
+        if as_json:
+            if not isinstance(event, Token):
+                typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
+            answer = event if isinstance(event, Answer) else answer
+            continue
+        if isinstance(event, Token):
+            live.token(event)
+            continue
+        lines = steps.lines(event)  # also notes whether a check changed the answer
+        if isinstance(event, QuestionRewritten) and not trace:
+            typer.echo(f"({event.summary})")  # what was asked, when a follow-up was rewritten
+        if trace and lines:
+            live.end_line()
+            for line in lines:
+                typer.echo(line)
+        if isinstance(event, Answer):
+            live.wipe()
+            if trace:
+                typer.echo("")
+            typer.echo(answer_block(event, steps.narrator.revised))
+            answer = event
+    return answer
