@@ -90,7 +90,9 @@ def test_a_stop_ends_a_call_mid_answer_and_the_reader_stays_usable(reader):
         with pytest.raises(Interrupted):
             reader.generate(MESSAGES, max_tokens=64)
     assert reader.stats.since(before)["completion_tokens"] == 0  # stopped before its count
-    assert len(checks) == 4  # one prompt batch and two tokens ran, then the stop was heard
+    # heard at the first check that said stop: llama.cpp asks inside the prompt's decode (abort
+    # callback), then the reader's own check raises; a missed stop would ask once per token
+    assert 4 <= len(checks) <= 5
     whole = reader.generate(MESSAGES, max_tokens=10)  # outside the block nothing stops it
     assert whole.text and whole.finish in ("stop", "length")
 

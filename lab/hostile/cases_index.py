@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from files import HostileFile, contents, odd_names, sentence, special_files, write_file
-from world import NOBODY, Result, Sweep, compare, passage_fields, passage_rows
+from world import NOBODY, Result, Sweep, base_index, compare, many_files, passage_fields, passage_rows
 
 MAX_PASSAGE_CHARS = 1000  # README / issue 13: 150 words, 1,000 characters (CJK counting 3)
 MAX_HEADING_CHARS = 200
