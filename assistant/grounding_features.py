@@ -31,7 +31,7 @@ WINDOW = 20  # words either side of a claim word in which the question's words c
 
 CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", "question_share",
                   "title_question", "near_question", "number_share", "has_numbers", "key_in_title", "yes_no",
-                  "question_gap", "near_gap", "title_gap")
+                  "question_gap", "near_gap", "title_gap", "named_by")
 HOP_FEATURES = ("question_share", "title_question", "links_support", "adds_question", "claim_key_share",
                 "support_count", "yes_no")
 
@@ -124,10 +124,19 @@ def claim_row(question: Text, claim: Text, passage: Text) -> list[float]:
 
 def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[list[float]]:
     """claim_row for each passage, plus how far each is behind the best of the passages read with
-    it in question words, nearness and title (the passage about the question's subject stands out)."""
+    it in question words, nearness and title (the passage about the question's subject stands out),
+    and whether a passage about the question names it."""
     rows = [claim_row(question, claim, p) for p in passages]
     best = [max((r[i] for r in rows), default=0.0) for i in (5, 7, 6)]
-    return [r + [r[5] - best[0], r[7] - best[1], r[6] - best[2]] for r in rows]
+    return [r + [r[5] - best[0], r[7] - best[1], r[6] - best[2], _named_by(i, passages, rows)]
+            for i, r in enumerate(rows)]
+
+
+def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> float:
+    """The question-word share of the best other passage that names this one's title: the bridge
+    of a multi-hop question names the passage holding the answer."""
+    return max((rows[j][5] for j, other in enumerate(passages) if j != i and _names(other, passages[i])),
+               default=0.0)
 
 
 def _names(passage: Text, other: Text) -> bool:
