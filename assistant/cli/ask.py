@@ -66,6 +66,7 @@ def ask(
     from models.errors import AssistantError
 
     from .. import service
+    from ..demo_notice import demo_reader_notice
     from ..events import Answer, Token
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from .render import TraceWriter, answer_block
@@ -77,6 +78,9 @@ def ask(
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
+    notice = demo_reader_notice(settings)
+    if notice:
+        typer.echo(notice, err=True)
     steps = TraceWriter()
     for event in service.ask(question, chosen, settings):
         if as_json:
