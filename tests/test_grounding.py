@@ -132,3 +132,13 @@ def test_drop_support_hides_each_questions_own_paragraphs(tmp_path):
     assert normal["grounding"] == "supported" and normal["citations"] == ["Project Heron"]
     assert normal["support_cited"] is True and normal["cited_gold"] == [True]
     assert dropped["grounding"] == "not in your documents" and dropped["citations"] == []
+
+
+def test_the_demo_reader_notice_is_said_once_and_only_for_the_bundled_reader(tmp_path):
+    from assistant.demo_notice import demo_reader_notice
+
+    settings = Settings(data_dir=tmp_path / "data")
+    notice = demo_reader_notice(settings)
+    assert notice and "assistant models pull" in notice
+    assert demo_reader_notice(settings) is None  # once
+    assert demo_reader_notice(Settings(data_dir=tmp_path / "other", reader=tmp_path / "real.gguf")) is None
