@@ -78,9 +78,6 @@ def ask(
     spec = DEFAULT_STRATEGY if strategy is None else strategy  # -s '' names no strategy: an error
     chosen = make_strategy(spec)  # a bad spec: said before models load
     chosen = chosen.with_options(**chosen.refeed_flags(drafts, ensemble))
-    notice = demo_reader_notice(settings)
-    if notice:
-        typer.echo(notice, err=True)
     steps = TraceWriter()
     for event in service.ask(question, chosen, settings):
         if as_json:
@@ -95,3 +92,6 @@ def ask(
             if trace:
                 typer.echo("")
             typer.echo(answer_block(event, steps.narrator.revised))
+    notice = demo_reader_notice(settings)  # after an answer: an error stays one line
+    if notice:
+        typer.echo(notice, err=True)
