@@ -54,10 +54,13 @@ def key_tokens(sentence: str, question: str = "") -> list[str]:
 
 @dataclass
 class Attribution:
-    """The cited passages (numbered from 1 in this order) and the answer with [n] markers."""
+    """The cited passages (numbered from 1 in this order) and the answer with [n] markers; with the
+    grounding check (assistant/grounding.py) also its verdict and, when unsupported, the closest passages."""
 
     cited: list[Passage] = field(default_factory=list)
     marked_text: str = ""
+    grounding: str = ""  # "" (not checked) | supported | not in your documents | from memory
+    closest: list[Passage] = field(default_factory=list)
 
 
 def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from models.config import Settings
 from models.errors import BudgetExceeded, NoIndex
 
 from .events import Passage, Retrieved
+
+HIDDEN_MARGIN = 10  # extra depth a search goes when some passages are hidden from it
 
 if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime or the index
     from models.judges.judge import Judge
@@ -37,6 +39,8 @@ class RunContext:
     relevance: RelevanceJudge | None = None  # the trained judge: ranks a wide pool
     retrievals: int = 0
     sub_questions: int = 0
+    # eval --drop-support: passages no search of this question may return (its own support)
+    hidden: Callable[[Passage], bool] | None = None
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))
     _stats_at_start: ReaderStats | None = None
 
@@ -67,7 +71,11 @@ class RunContext:
         """Search the index, count it, and yield the Retrieved event; returns the passages."""
         if self.retriever is None:
             raise NoIndex("this strategy needs an index; build one with `assistant index add FOLDER`")
-        passages = self.retriever.search(query, k or self.k)
+        k = k or self.k
+        if self.hidden is None:
+            passages = self.retriever.search(query, k)
+        else:  # search deeper, so k passages remain once the hidden ones are gone
+            passages = [p for p in self.retriever.search(query, k + HIDDEN_MARGIN) if not self.hidden(p)][:k]
         self.retrievals += 1
         yield Retrieved(step=self.step(), parent=parent, depth=depth, query=query, passages=passages)
         return passages

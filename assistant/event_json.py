@@ -16,4 +16,5 @@ def event_from_dict(data: dict) -> Event:
         data["passages"] = [Passage(**p) for p in data["passages"]]
     if cls is Answer:
         data["citations"] = [Passage(**p) for p in data.get("citations", [])]
+        data["closest"] = [Passage(**p) for p in data.get("closest", [])]
     return cls(**data)

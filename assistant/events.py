@@ -188,6 +188,8 @@ class Answer(Event):
     seconds: float = 0.0
     marked_text: str = ""  # the text with [n] markers after each sentence (assistant/citations.py)
     passages_read: list[str] = field(default_factory=list)  # ids of all passages the reader was given
+    grounding: str = ""  # the grounding check's verdict (assistant/grounding.py); "" when not checked
+    closest: list[Passage] = field(default_factory=list)  # shown when nothing supports the answer
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -66,8 +66,20 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
     text = answer_text(result.text)  # without a sources block copied from a document
-    cited = attribute(text, question, result.citations)  # only what the answer rests on
+    cited = _attribution(text, result, question, strategy)  # only what the answer rests on
     yield Answer(step=ctx.step(), question=question, text=text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
-                 passages_read=[p.id for p in result.citations])
+                 passages_read=[p.id for p in result.citations], grounding=cited.grounding,
+                 closest=cited.closest)
+
+
+def _attribution(text: str, result: Result, question: str, strategy: Strategy):
+    """The trained grounding check where the strategy asks for it; else word-overlap attribution."""
+    if strategy.grounding is None:
+        return attribute(text, question, result.citations)
+    from .grounding import ground
+
+    _, honest = strategy.grounding
+    memory = result.resolved_by.startswith("self-knowledge")
+    return ground(text, question, result.citations, honest=honest, from_memory=memory)

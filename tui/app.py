@@ -125,6 +125,14 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         yield Static("", id="status")
         yield Footer(compact=True)
 
+    def _demo_reader_notice(self) -> None:
+        """Once per data dir: the bundled reader is a demo (not in headless runs: snapshots stay still)."""
+        from assistant.demo_notice import demo_reader_notice
+
+        notice = None if self.is_headless or self.settings is None else demo_reader_notice(self.settings)
+        if notice:
+            self.notify(notice, timeout=15)
+
     def on_mount(self) -> None:
         self.query_one("#steps").border_title = "Steps"
         self.query_one("#answer").border_title = "Answer"
@@ -141,6 +149,7 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         self._restore_session()
         self._open_thread()
         self.refresh_index_line()
+        self._demo_reader_notice()
         if config_error is not None:
             self.query_one(AnswerPanel).show_error(str(config_error), "Fix the config file or environment, or "
                                                    "press F2 to choose settings for this session.")

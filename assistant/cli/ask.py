@@ -83,6 +83,7 @@ def ask(
     from models.errors import AssistantError
 
     from .. import service
+    from ..demo_notice import demo_reader_notice
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..threads import checked_name
     from ..server.client import running_server
@@ -110,3 +111,6 @@ def ask(
         events = question_events(question, chosen, spec, settings, thread, here, should_stop=should_stop,
                                  context=ctx)
         show(events, trace or trace_full, as_json, full=trace_full)
+    notice = demo_reader_notice(settings)  # after an answer: an error stays one line
+    if notice:
+        typer.echo(notice, err=True)

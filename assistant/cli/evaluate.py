@@ -85,6 +85,9 @@ def evaluate(
     exclude: Optional[list[Path]] = typer.Option(
         None, "--exclude", help="Leave out questions (by id or text) that also appear in this dataset file, "
                                 "after --limit; repeatable (e.g. a held-out file that must stay unseen)."),
+    drop_support: bool = typer.Option(
+        False, "--drop-support", help="Hide each question's own supporting paragraphs from its searches: "
+                                      "nothing indexed answers it, so every answer should say so (honesty)."),
 ) -> None:
     """Evaluate strategies on a dataset: EM, F1, accuracy and cost, side by side.
 
@@ -97,8 +100,9 @@ def evaluate(
         TimeRemainingColumn
 
     from ..evaluation.datasets import read_dataset
-    from ..evaluation.harness import RunPlan, run_strategy, split_specs
+    from ..evaluation.harness import RunPlan, records_of, run_strategy, split_specs
     from ..evaluation.report import markdown_report
+    from ..evaluation.trust import trust, trust_table
 
     specs = split_specs(strategy)
     data = read_dataset(dataset, limit)
@@ -110,7 +114,7 @@ def evaluate(
     if corpus_index != "none":
         settings = settings.with_overrides(index=corpus_index)
     plan = RunPlan(dataset=dataset, out_dir=out_dir, settings=settings, corpus=corpus_index,
-                   reader_name=reader_name)
+                   reader_name=reader_name, drop_support=drop_support)
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("EM {task.fields[em]}"), TimeElapsedColumn(), TimeRemainingColumn())
@@ -127,11 +131,15 @@ def evaluate(
             summaries.append(run_strategy(spec, examples, plan, on_question))
             bar.update(task, completed=len(examples))
     corpus_note = "closed book" if corpus_index == "none" else f"corpus index {corpus_index}"
+    if drop_support:
+        corpus_note += ", each question's supporting paragraphs hidden (--drop-support)"
+    trusts = [trust(spec, records_of(plan.results_path(spec), examples)) for spec in specs]
     report = markdown_report(
         f"{dataset.name}: {len(examples)} questions, reader {reader_name}", summaries,
         notes=[f"k={settings.k}, depth={settings.depth}, judge={settings.judge}, {corpus_note}"]
         + ([excluded_note] if excluded_note else [])
-        + ([data.skipped_note(dataset.name)] if data.skipped else []))
-    (out_dir / f"summary__{reader_name}.md").write_text(report, encoding="utf-8")
+        + ([data.skipped_note(dataset.name)] if data.skipped else []),
+        trust_rows=trust_table(trusts))
+    (out_dir / f"summary__{reader_name}{'__drop-support' if drop_support else ''}.md").write_text(report, encoding="utf-8")
     typer.echo(report)
     typer.echo(f"results: {out_dir}")

@@ -55,6 +55,11 @@ def answer_block(answer: Answer, revised: bool = True) -> str:
         for i, p in enumerate(answer.citations, 1):  # the index's own metadata, bounded and quoted
             about = " > ".join(f'"{shown_label(x, 60)}"' for x in (p.title, p.section) if x and x not in p.citation_label())
             lines.append(f"  [{i}] {shown_label(p.citation_label())}" + (f" ({about})" if about else ""))
+    elif answer.closest:
+        lines.append("")
+        lines.append("Closest passages (none of them supports the answer):")
+        for p in answer.closest:
+            lines.append(f"  - {shown_label(p.citation_label())}: {short(p.text, 80)}")
     elif answer.passages_read:
         lines.append("")
         lines.append(f"No source: none of the {len(answer.passages_read)} passages read holds this answer.")

@@ -21,6 +21,7 @@ from ..strategies.base import Strategy
 from .datasets import QAExample
 from .report import Summary, summarize
 from .results import ResultsFile, error_record, make_record, peak_rss_mb
+from .support import support_hider
 
 # Called after each question: (strategy spec, questions done, total, last record).
 OnQuestion = Callable[[str, int, int, dict], None]
@@ -62,15 +63,20 @@ class RunPlan:
     settings: Settings
     corpus: str  # "none" or the index path
     reader_name: str
+    drop_support: bool = False  # hide each question's supporting paragraphs from its searches
+
 
     def results_path(self, spec: str) -> Path:
-        return self.out_dir / f"{slug(spec)}__{slug(self.reader_name)}.jsonl"
+        dropped = "__drop-support" if self.drop_support else ""
+        return self.out_dir / f"{slug(spec)}__{slug(self.reader_name)}{dropped}.jsonl"
 
     def config(self, spec: str) -> dict:
         s = self.settings
         config = {"dataset": str(self.dataset.resolve()), "strategy": spec, "reader": self.reader_name,
                   "k": s.k, "depth": s.depth, "judge": s.judge, "corpus": self.corpus,
                   "max_reader_calls": s.max_reader_calls, "max_answer_tokens": s.max_answer_tokens}
+        if self.drop_support:  # only then: earlier results files stay resumable
+            config["drop_support"] = True
         if make_strategy(spec).reads_relevance_judge:  # only then: older rag results stay resumable
             config.update(relevance_judge=s.relevance_judge, pool=s.pool, min_passages=s.min_passages,
                           max_passages=s.max_passages)
@@ -113,6 +119,7 @@ def run_strategy(spec: str, examples: Sequence[QAExample], plan: RunPlan,
         ctx = context_factory(plan.settings, strategy)
         for example in todo:
             started = time.perf_counter()
+            ctx.hidden = support_hider(example) if plan.drop_support else None
             try:
                 events = list(run_question(example.question, strategy, ctx))
                 record = make_record(example, events, peak_rss_mb())
@@ -122,5 +129,12 @@ def run_strategy(spec: str, examples: Sequence[QAExample], plan: RunPlan,
             done += 1
             if on_question:
                 on_question(spec, done, len(examples), record)
+    return summarize(spec, records_of(results, examples))
+
+
+def records_of(results: ResultsFile | Path, examples: Sequence[QAExample]) -> list[dict]:
+    """The records of these examples in a results file."""
+    if not isinstance(results, ResultsFile):
+        results = ResultsFile(results)
     wanted = {e.id for e in examples}
-    return summarize(spec, [r for r in results.records.values() if r["id"] in wanted])
+    return [r for r in results.records.values() if r["id"] in wanted]

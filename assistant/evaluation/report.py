@@ -101,10 +101,14 @@ def resolved_by_table(summaries: Sequence[Summary]) -> str:
     return "\n".join(lines)
 
 
-def markdown_report(title: str, summaries: Sequence[Summary], notes: Sequence[str] = ()) -> str:
+def markdown_report(title: str, summaries: Sequence[Summary], notes: Sequence[str] = (),
+                    trust_rows: str = "") -> str:
     parts = [f"## {title}", "", quality_cost_table(summaries), "",
              "Share of questions (%) by the module that produced the final answer (resolved_by):", "",
              resolved_by_table(summaries)]
+    if trust_rows:
+        parts += ["", "Citations against the support labels, and answers by grounding label (share %, EM):",
+                  "", trust_rows]
     errors = [f"{s.name}: {s.errors} questions failed (scored as wrong)" for s in summaries if s.errors]
     if errors or notes:
         parts += [""] + [f"- {line}" for line in list(notes) + errors]

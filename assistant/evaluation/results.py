@@ -16,6 +16,7 @@ from ..details import RefeedDecision
 from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
+from .support import citation_record
 
 
 def peak_rss_mb() -> float:
@@ -68,6 +69,8 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "sub_questions": sub_questions,
         "sub_answers": [[e.question, e.answer] for e in events if isinstance(e, SubAnswer)],
         "citations": [p.title or p.id for p in answer.citations],
+        "grounding": answer.grounding,
+        **citation_record(example, answer.citations),
         "peak_rss_mb": rss_mb,
         "drafts": top_level_drafts(events),
         # ReFeed's choice with both candidates' probabilities and judge support: other keep rules

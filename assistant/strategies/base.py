@@ -25,6 +25,12 @@ class Strategy:
         must not be mixed in: evaluation/harness.py)."""
         return False
 
+    @property
+    def grounding(self) -> tuple[bool, bool] | None:
+        """(check, honest) for the grounding check of its answers (assistant/grounding.py), or None
+        for the older word-overlap attribution (assistant/citations.py)."""
+        return None
+
     @classmethod
     def declared_options(cls) -> tuple[Option, ...]:
         return cls.Options.declared()

@@ -13,7 +13,11 @@ then ReFeed's check of the answer against a fresh search.
    The (sub-question, sub-answer) pairs go into that prompt only with hop_facts=true: on training
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
-   passages the answer did not read, the reader refines, and the likelier answer is kept.
+   passages the answer did not read, the reader refines, and the likelier answer is kept;
+6. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
+   the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
+   supports is labelled "not in your documents"; a memory answer is labelled as such
+   (memory=false: no memory answers at all).
 
 Each stage opens with a `pipeline.stage` step and its own steps hang below it. Every module is
 an option, so each has its ablation row (EVALUATION.md).
@@ -52,6 +56,11 @@ class DefaultPipeline(Strategy):
         hop_facts: bool = False
         refine: bool = True
         keep: KeepRule = "prob"
+        # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
+        # "not in your documents"; allow answers from the reader's memory (labelled as such)
+        ground: bool = True
+        honest: bool = True
+        memory: bool = True
 
     name = "default"
 
@@ -64,6 +73,10 @@ class DefaultPipeline(Strategy):
     def reads_relevance_judge(self) -> bool:
         return self.opts.relevance
 
+    @property
+    def grounding(self) -> tuple[bool, bool] | None:
+        return (True, self.opts.honest) if self.opts.ground else None
+
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
         """A stage step: numbered in the order shown (the hop's stages only when it runs)."""
@@ -71,7 +84,7 @@ class DefaultPipeline(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
-        if self.opts.self_knowledge:
+        if self.opts.self_knowledge and self.opts.memory:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")
             yield stage

@@ -1,0 +1,163 @@
+"""What the grounding check sees of (question, claim, passage): numbers and number words made equal,
+then plain measurable features.
+
+Two feature rows, one per question the check asks:
+- claim: does this passage alone support this claim (an answer sentence) as an answer to the
+  question? The claim's new words in the passage, in one run, near the question's words;
+- hop: given the passages that support the claim, is this other passage part of the support (the
+  bridge of a multi-hop answer)? It names, or is named by, a supporting passage; it holds the
+  question's words the supporting passages lack.
+The same functions make the training rows (assistant/judge_training/grounding_train.py) and the
+rows scored at answer time, so the two cannot drift apart.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .citations import STOPWORDS, normalise, stem
+
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70",
+                     "eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000",
+                     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"})
+ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+THOUSANDS = re.compile(r"\b(\d{1,3})(?:,(\d{3}))+\b")
+YES_NO = frozenset({"yes", "no"})
+WINDOW = 20  # words either side of a claim word in which the question's words count as "near"
+
+CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", "question_share",
+                  "title_question", "near_question", "number_share", "has_numbers", "key_in_title", "yes_no",
+                  "question_gap", "near_gap", "title_gap", "named_by")
+HOP_FEATURES = ("question_share", "title_question", "links_support", "adds_question", "claim_key_share",
+                "support_count", "yes_no")
+
+
+def numbers_normalised(text: str) -> str:
+    """'1,000' -> '1000', '15th' -> '15', 'twelve' -> '12': the same number written two ways matches."""
+    text = THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = ORDINAL.sub(r"\1", text)
+    return text
+
+
+def words(text: str) -> list[str]:
+    """Normalised, stemmed words with number words as digits."""
+    return [NUMBER_WORDS.get(w, stem(w)) for w in normalise(numbers_normalised(text)).split()]
+
+
+def content(tokens: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(w for w in tokens if w not in STOPWORDS))
+
+
+@dataclass
+class Text:
+    """A passage (or claim, or question) read once: its words, their set and its title's words."""
+
+    tokens: list[str]
+    title: list[str] = field(default_factory=list)
+    bag: set[str] = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.bag = set(self.tokens)
+
+    @classmethod
+    def of(cls, text: str, title: str = "") -> "Text":
+        return cls(words(f"{title} {text}"), content(words(title)))
+
+    def joined(self) -> str:
+        return f" {' '.join(self.tokens)} "
+
+
+def _share(part: Sequence[str], whole: set[str]) -> float:
+    return sum(w in whole for w in part) / len(part) if part else 0.0
+
+
+def _longest_run(keys: list[str], tokens: list[str]) -> int:
+    """The most claim words found next to each other (in the claim's order) in the passage."""
+    best, wanted = 0, list(keys)
+    for start in range(len(tokens)):
+        n = 0
+        while n < len(wanted) and start + n < len(tokens) and tokens[start + n] == wanted[n]:
+            n += 1
+        best = max(best, n)
+        if best == len(wanted):
+            break
+    return best
+
+
+def _near_question(keys: set[str], asked: set[str], tokens: list[str]) -> float:
+    """The share of the question's words within WINDOW words of the claim's words (best spot)."""
+    if not keys or not asked:
+        return 0.0
+    best = 0
+    for i, w in enumerate(tokens):
+        if w in keys:
+            around = set(tokens[max(0, i - WINDOW):i + WINDOW + 1])
+            best = max(best, len(asked & around))
+    return best / len(asked)
+
+
+def claim_row(question: Text, claim: Text, passage: Text) -> list[float]:
+    asked = content(question.tokens)
+    keys = [w for w in content(claim.tokens) if w not in set(asked)]
+    yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
+    numbers = [w for w in keys if w.isdigit()]
+    phrase = " ".join(claim.tokens)
+    return [
+        float(bool(phrase) and f" {phrase} " in passage.joined()),
+        _share(keys, passage.bag),
+        float(len(keys)),
+        float(sum(w not in passage.bag for w in keys)),
+        _longest_run(keys, passage.tokens) / len(keys) if keys else 0.0,
+        _share(asked, passage.bag),
+        _share(passage.title, set(question.tokens)),
+        _near_question(set(keys), set(asked), passage.tokens),
+        _share(numbers, passage.bag) if numbers else 1.0,
+        float(bool(numbers)),
+        _share(keys, set(passage.title)),
+        yes_no,
+    ]
+
+
+def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[list[float]]:
+    """claim_row for each passage, plus how far each is behind the best of the passages read with
+    it in question words, nearness and title (the passage about the question's subject stands out),
+    and whether a passage about the question names it."""
+    rows = [claim_row(question, claim, p) for p in passages]
+    best = [max((r[i] for r in rows), default=0.0) for i in (5, 7, 6)]
+    return [r + [r[5] - best[0], r[7] - best[1], r[6] - best[2], _named_by(i, passages, rows)]
+            for i, r in enumerate(rows)]
+
+
+def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> float:
+    """The question-word share of the best other passage that names this one's title: the bridge
+    of a multi-hop question names the passage holding the answer."""
+    return max((rows[j][5] for j, other in enumerate(passages) if j != i and _names(other, passages[i])),
+               default=0.0)
+
+
+def _names(passage: Text, other: Text) -> bool:
+    """Whether `other`'s title appears in `passage`'s words (a link between the two)."""
+    title = " ".join(other.title)
+    return bool(title) and f" {title} " in passage.joined()
+
+
+def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text]) -> list[float]:
+    asked = content(question.tokens)
+    keys = [w for w in content(claim.tokens) if w not in set(asked)]
+    covered = set().union(*(s.bag for s in support)) if support else set()
+    missing = [w for w in asked if w not in covered]
+    links = any(_names(passage, s) or _names(s, passage) for s in support)
+    yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
+    return [
+        _share(asked, passage.bag),
+        _share(passage.title, set(question.tokens)),
+        float(links),
+        _share(missing, passage.bag) if missing else 0.0,
+        _share(keys, passage.bag),
+        float(len(support)),
+        yes_no,
+    ]

@@ -1,0 +1,49 @@
+"""The grounding check's trees (claim and hop), from the JSON that ships in models/grounding_model/.
+
+Plain JSON evaluated in numpy, like the passage selector: no pickle, a millisecond per answer.
+Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding_features.py).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from models.errors import ModelError
+
+from models.judges.passage_selector import TreeEnsemble, sigmoid
+
+GROUNDING_FILE = "grounding.json"
+_HOW = "reinstall the package, or retrain it with `python -m assistant.judge_training.grounding_train`"
+
+
+def shipped_grounding_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "grounding_model" / GROUNDING_FILE
+
+
+class GroundingTrees:
+    """score(kind, rows) -> P(supported) per row, for kind "claim" or "hop"; each kind's threshold."""
+
+    def __init__(self, path: Path | str | None = None):
+        path = Path(path) if path else shipped_grounding_path()
+        try:
+            spec = json.loads(path.read_text(encoding="utf-8"))
+            self.features = {k: tuple(m["features"]) for k, m in spec["models"].items()}
+            self.thresholds = {k: float(m["threshold"]) for k, m in spec["models"].items()}
+            self.trees = {k: TreeEnsemble(m["trees"], len(self.features[k])) for k, m in spec["models"].items()}
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError) as exc:
+            raise ModelError(f"grounding model {path} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
+                             f"{_HOW}") from None
+        if set(self.trees) != {"claim", "hop"}:
+            raise ModelError(f"grounding model {path} lacks its claim or hop trees; {_HOW}")
+        self.path = path
+
+    def check_features(self, kind: str, names: Sequence[str]) -> None:
+        if tuple(names) != self.features[kind]:
+            raise ModelError(f"grounding model {self.path} was trained on other {kind} features than this "
+                             f"version computes; {_HOW}")
+
+    def score(self, kind: str, rows: Sequence[Sequence[float]]) -> list[float]:
+        if not rows:
+            return []
+        return [float(p) for p in sigmoid(self.trees[kind].log_odds(rows))]

@@ -1,0 +1,144 @@
+"""The grounding check: the new user's cases (issue 30), numbers written two ways, a multi-hop
+answer citing its bridge, labels for memory and "not in your documents", and eval's citation
+columns and --drop-support with fake models."""
+import json
+
+import pytest
+
+from assistant.evaluation.datasets import load_dataset
+from assistant.evaluation.harness import RunPlan, run_strategy
+from assistant.evaluation.results import ResultsFile
+from assistant.evaluation.support import citation_record
+from assistant.evaluation.trust import trust, trust_table
+from assistant.events import Passage
+from assistant.grounding import MEMORY, SUPPORTED, UNSUPPORTED, ground
+from assistant.grounding_features import numbers_normalised, words
+from models.config import Settings
+
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+
+FOLDER = [
+    Passage("heron", "Project Heron builds birdwatching kits for schools. Project Heron is led by Mira Okafor.",
+            "Project Heron", path="projects/heron.md"),
+    Passage("otter", "Project Otter films kelp forests along the coast. Project Otter is led by Tomas Lindqvist.",
+            "Project Otter", path="projects/otter.md"),
+    Passage("handbook", "The Riverside Dental Clinic is at 8 Mill Road. The staff room holds twelve people. "
+            "A fire drill is held every October.", "Staff handbook", path="handbook.md"),
+    Passage("bikes", "The bike shed was repainted on 12 May 2025 and holds bikes for staff.", "Bikes",
+            path="bikes.txt"),
+]
+
+
+def check(question, answer, passages=FOLDER, **kw):
+    return ground(answer, question, passages, **kw)
+
+
+def test_numbers_dates_and_number_words_are_one_form():
+    assert words("holds twelve people") == words("holds 12 people")
+    assert numbers_normalised("on the 15th, 1,000 people") == "on the 15, 1000 people"
+
+
+@pytest.mark.parametrize("question, wrong", [
+    ("Who leads Project Otter?", "Mira Okafor"),  # a real name, from the Heron page
+    ("Where is the Riverside Dental Clinic?", "Dundee, Scotland"),
+    ("When is the fire drill?", "The fire drill is on October 15th, 2022."),
+    ("What is the capital of Australia?", "Canberra."),
+])
+def test_the_new_users_wrong_answers_are_not_presented_as_supported(question, wrong):
+    attribution = check(question, wrong)
+    assert attribution.grounding == UNSUPPORTED and attribution.cited == []
+    assert attribution.marked_text.startswith("Not in your documents") and "[1]" not in attribution.marked_text
+    assert wrong in attribution.marked_text  # the guess is still shown, marked unsupported
+    assert attribution.closest  # with the closest passages
+
+
+@pytest.mark.parametrize("question, right, source", [
+    ("Who leads Project Otter?", "Tomas Lindqvist", "otter"),
+    ("Where is the Riverside Dental Clinic?", "8 Mill Road", "handbook"),
+    ("How many people does the staff room hold?", "The staff room holds 12 people.", "handbook"),
+])
+def test_right_answers_cite_the_passage_that_holds_them(question, right, source):
+    attribution = check(question, right)
+    assert attribution.grounding == SUPPORTED
+    assert [p.id for p in attribution.cited] == [source]  # not the bikes file for its "12"
+    assert attribution.marked_text.endswith("[1]")
+
+
+def test_a_multi_hop_answer_cites_its_bridge_too():
+    passages = [
+        Passage("film", "Blue Harbor is a 1998 drama film directed by Anne Marceau, set in a fishing town.",
+                "Blue Harbor"),
+        Passage("director", "Anne Marceau is a film director and writer. She was born in Lyon in 1961.",
+                "Anne Marceau"),
+        Passage("other", "Green Valley is a 2001 comedy film directed by Paul Brun, born in Nantes.", "Green Valley"),
+    ]
+    attribution = ground("Lyon", "In which city was the director of Blue Harbor born?", passages)
+    assert attribution.grounding == SUPPORTED
+    assert {p.id for p in attribution.cited} == {"director", "film"}
+
+
+def test_unknown_and_memory_answers_are_labelled_not_cited():
+    unknown = check("Who leads Project Otter?", "unknown")
+    assert unknown.grounding == UNSUPPORTED and unknown.marked_text == \
+        "Not in your documents: the indexed documents do not answer this."
+    memory = check("What is the capital of Australia?", "Canberra", from_memory=True)
+    assert memory.grounding == MEMORY and memory.cited == [] and memory.marked_text.startswith("From the reader's memory")
+    plain = check("Who leads Project Otter?", "Mira Okafor", honest=False)
+    assert plain.marked_text == "Mira Okafor" and plain.cited == []
+
+
+def _hotpot(tmp_path):
+    rows = [{"_id": "q1", "question": "Who leads Project Heron?", "answer": "Mira Okafor",
+             "context": [["Project Heron", ["Project Heron is led by Mira Okafor."]],
+                         ["Project Otter", ["Project Otter is led by Tomas Lindqvist."]]],
+             "supporting_facts": [["Project Heron", 0]]}]
+    path = tmp_path / "hotpot.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_citation_record_matches_cited_passages_to_gold_paragraphs(tmp_path):
+    example = load_dataset(_hotpot(tmp_path))[0]
+    heron = Passage("p1", "Project Heron is led by Mira Okafor.", "Project Heron")
+    otter = Passage("p2", "Project Otter is led by Tomas Lindqvist.", "Project Otter")
+    assert citation_record(example, [heron]) == {"cited_gold": [True], "support_cited": True}
+    assert citation_record(example, [otter]) == {"cited_gold": [False], "support_cited": False}
+    records = [{"scores": {"em": 1.0}, "grounding": "supported", "cited_gold": [True, False], "support_cited": True},
+               {"scores": {"em": 0.0}, "grounding": "not in your documents", "cited_gold": [], "support_cited": False}]
+    t = trust("default", records)
+    assert (t.citation_precision, t.support_recall, t.support_recall_right) == (50.0, 50.0, 100.0)
+    assert t.by_label == {"supported": (1, 100.0), "not in your documents": (1, 0.0)}
+    assert "| default | 2 | 2 | 50.0 | 50.0 | 100.0 | 50.0 | 100.0 | 50.0 | 0.0 |" in trust_table([t])
+
+
+def test_drop_support_hides_each_questions_own_paragraphs(tmp_path):
+    dataset = _hotpot(tmp_path)
+    retrievers = []
+
+    def factory(settings, strategy):
+        retriever = FakeRetriever({"Project Heron": "Project Heron is led by Mira Okafor.",
+                                   "Project Otter": "Project Otter is led by Tomas Lindqvist."})
+        retrievers.append(retriever)
+        return make_context(reader=FakeReader(lambda prompt: "Mira Okafor"), judge=FakeJudge(), retriever=retriever)
+
+    for drop in (False, True):
+        plan = RunPlan(dataset=dataset, out_dir=tmp_path / "out", settings=Settings(), corpus="idx",
+                       reader_name="fake", drop_support=drop)
+        run_strategy("default:self_knowledge=false,refine=false,relevance=false,hop=never",
+                     load_dataset(dataset), plan, context_factory=factory)
+    normal, dropped = sorted((tmp_path / "out").glob("*.jsonl"), key=lambda p: "drop" in p.name)
+    assert "drop-support" in dropped.name
+    normal, dropped = ResultsFile(normal).records["q1"], ResultsFile(dropped).records["q1"]
+    assert normal["grounding"] == "supported" and normal["citations"] == ["Project Heron"]
+    assert normal["support_cited"] is True and normal["cited_gold"] == [True]
+    assert dropped["grounding"] == "not in your documents" and dropped["citations"] == []
+
+
+def test_the_demo_reader_notice_is_said_once_and_only_for_the_bundled_reader(tmp_path):
+    from assistant.demo_notice import demo_reader_notice
+
+    settings = Settings(data_dir=tmp_path / "data")
+    notice = demo_reader_notice(settings)
+    assert notice and "assistant models pull" in notice
+    assert demo_reader_notice(settings) is None  # once
+    assert demo_reader_notice(Settings(data_dir=tmp_path / "other", reader=tmp_path / "real.gguf")) is None
