@@ -111,3 +111,11 @@ class Cancelled(Interrupted):
 
 class BudgetExceeded(AssistantError):
     """The per-question bound on reader calls was reached."""
+
+
+class BadRequest(AssistantError):
+    """A request `assistant serve` refuses: its HTTP status, message and OpenAI error code."""
+
+    def __init__(self, status: int, message: str, code: str = "invalid_request"):
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code

@@ -18,9 +18,9 @@ from assistant.details import QuestionRewritten
 from assistant.events import Answer, Token
 from assistant.strategies import DEFAULT_STRATEGY, STRATEGIES, make_strategy, parse_spec
 from models.config import Settings
-from models.errors import AssistantError, Interrupted
+from models.errors import AssistantError, BadRequest, Interrupted
 
-from .openai_format import BadRequest, ChunkStream, completion, error_body, question_and_history, sse
+from .openai_format import ChunkStream, completion, error_body, question_and_history, sse
 from .queue import ReaderQueue
 
 log = logging.getLogger("assistant.server")

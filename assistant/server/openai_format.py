@@ -7,17 +7,10 @@ import time
 import uuid
 
 from assistant.events import Answer, Passage, Token
+from models.errors import BadRequest
 from assistant.threads import Turn
 
 SOURCES_HEADING = "\n\nSources:"
-
-
-class BadRequest(Exception):
-    """A request the API refuses: (HTTP status, message, OpenAI error code)."""
-
-    def __init__(self, status: int, message: str, code: str = "invalid_request"):
-        super().__init__(message)
-        self.status, self.message, self.code = status, message, code
 
 
 def error_body(message: str, code: str, kind: str = "invalid_request_error") -> dict:
