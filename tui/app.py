@@ -18,13 +18,14 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static, Tree
 
-from models.errors import AssistantError, IndexUnusable, Interrupted, ModelError, OptionError
+from models.errors import AssistantError, Interrupted
 
 from assistant.events import Answer, Event, Started, Token
 from assistant.strategies import DEFAULT_STRATEGY
 
 from .app_screens import ScreenKeys, typed_folder
 from .app_session import SessionKeys
+from .error_hints import hint_for
 from .app_thread import ThreadKeys
 from .backend import Backend
 from .index_screen import ConfirmScreen, IndexScreen
@@ -37,17 +38,6 @@ from .transcript import Exchange
 __all__ = ["AssistantApp", "AnswerPanel", "DetailPanel", "QuestionInput", "StepTree", "run_app"]
 
 DEFAULT_SPEC = DEFAULT_STRATEGY  # the same default as `assistant ask`
-
-
-def hint_for(exc: Exception) -> str:
-    """What the user can do about an error, in this app's keys: chosen by the error's type."""
-    if isinstance(exc, IndexUnusable):  # none, empty, damaged, or built with another embedder
-        return "Press F3 to open the index screen and add a folder of documents."
-    if isinstance(exc, ModelError):
-        return "Press F2 to choose another reader (a .gguf file) or judge."
-    if isinstance(exc, OptionError):
-        return "Press F2 to pick a strategy and its options."
-    return ""
 
 
 class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
@@ -124,14 +114,6 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
                 yield DetailPanel(id="detail")
         yield Static("", id="status")
         yield Footer(compact=True)
-
-    def _demo_reader_notice(self) -> None:
-        """Once per data dir: the bundled reader is a demo (not in headless runs: snapshots stay still)."""
-        from assistant.demo_notice import demo_reader_notice
-
-        notice = None if self.is_headless or self.settings is None else demo_reader_notice(self.settings)
-        if notice:
-            self.notify(notice, timeout=15)
 
     def on_mount(self) -> None:
         self.query_one("#steps").border_title = "Steps"

@@ -18,6 +18,14 @@ from .transcript import TranscriptScreen
 class SessionKeys:
     """Needs from the app: settings, spec, backend, store, exchanges, shown, asking, notify."""
 
+    def _demo_reader_notice(self) -> None:
+        """Once per data dir: the bundled reader is a demo (not in headless runs: snapshots stay still)."""
+        from assistant.demo_notice import demo_reader_notice
+
+        notice = None if self.is_headless or self.settings is None else demo_reader_notice(self.settings)
+        if notice:
+            self.notify(notice, timeout=15)
+
     # -- what is remembered across restarts
     def _restore_session(self) -> None:
         if not self._remember:
