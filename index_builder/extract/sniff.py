@@ -2,6 +2,7 @@
 decoded text that is mostly control characters (binary data that happens to decode)."""
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Leading bytes of common binary formats: a photo or archive renamed .txt or .html is no text.
@@ -22,13 +23,20 @@ def binary_kind(data: bytes) -> str:
     return next((kind for magic, kind in SIGNATURES if data.startswith(magic)), "")
 
 
+# Terminal colour and cursor codes (ESC [ ... letter) are formatting a log or a captured terminal
+# keeps, not binary data: they do not count against a text.
+_ANSI_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
 def control_share(text: str) -> float:
-    """The share of characters that no text holds: C0/C1 controls (tabs and newlines aside) and
-    U+FFFD, the mark of bytes that did not decode."""
-    sample = text[:_SAMPLE_CHARS]
+    """The share of characters that no text holds: C0/C1 controls (tabs, newlines and terminal
+    colour codes aside) and U+FFFD, the mark of bytes that did not decode."""
+    sample = _ANSI_CSI.sub("", text[:_SAMPLE_CHARS])
     if not sample:
         return 0.0
     bad = sum(1 for ch in sample if ch == "\ufffd" or (ch not in _TEXT_CONTROLS and unicodedata.category(ch) == "Cc"))
+    if bad < 2:  # one stray control (a bell in a short note) is no sign of binary data
+        return 0.0
     return bad / len(sample)
 
 

@@ -210,8 +210,8 @@ def special(sweep: Sweep) -> None:
     loop = sweep.path("root-loop")
     os.symlink(loop, loop)
     sweep.case("special", "root is a link loop", "index", "add", loop, "--index", sweep.path("x1"), expect="error")
-    sweep.case("special", "root is a file", "index", "add", root / "real.txt", "--index", sweep.path("x2"),
-               expect="error")
+    sweep.case("special", "root is a file (indexed as its own source)", "index", "add", root / "real.txt",
+               "--index", sweep.path("x2"), expect="ok")
     sweep.case("special", "root is /dev/null", "index", "add", "/dev/null", "--index", sweep.path("x3"),
                expect="error")
     sweep.case("special", "root does not exist", "index", "add", sweep.path("nope", "deeper"), "--index",
