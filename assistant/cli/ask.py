@@ -102,14 +102,13 @@ def ask(
     # The server has its own models: a question for other ones (or with ReFeed flags) runs here.
     here = local or any(x is not None for x in (k, depth, index, reader, judge, relevance_judge, drafts)) \
         or not ensemble
+    server = None if here else running_server(settings)  # probed once: question_events is told
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
-        ctx = None
-        if here or running_server(settings) is None:  # models load first: a Ctrl-C there stops at once
-            ctx = service.prepare(settings, chosen)
-            here = True
+        # in this process the models load first, where a Ctrl-C stops at once
+        ctx = service.prepare(settings, chosen) if server is None else None
         should_stop.loaded()
-        events = question_events(question, chosen, spec, settings, thread, here, should_stop=should_stop,
-                                 context=ctx)
+        events = question_events(question, chosen, spec, settings, thread, server is None,
+                                 should_stop=should_stop, context=ctx, server=server)
         show(events, trace or trace_full, as_json, full=trace_full)
     notice = demo_reader_notice(settings)  # after an answer: an error stays one line
     if notice:

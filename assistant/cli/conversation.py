@@ -17,15 +17,16 @@ from .render import TraceWriter, answer_block
 
 
 def question_events(question: str, strategy, spec: str, settings: Settings, thread: str | None = None,
-                    local: bool = False, should_stop=None, context=None) -> Iterator[Event]:
-    """Through a running `assistant serve` over the same index (its models are loaded), unless
-    `local` or the strategy carries flags a spec cannot say; else in this process (with the
-    models in `context` when the caller loaded them, and stopping once should_stop() is true)."""
+                    local: bool = False, should_stop=None, context=None, server: str | None = None) -> Iterator[Event]:
+    """Through a running `assistant serve` over the same index (its models are loaded; `server`:
+    its URL when the caller already found it), unless `local` or the strategy carries flags a spec
+    cannot say; else in this process (with the models in `context` when the caller loaded them,
+    and stopping once should_stop() is true)."""
     if not local:
         from ..server.client import ask as remote_ask
         from ..server.client import running_server
 
-        url = running_server(settings)
+        url = server or running_server(settings)
         if url:
             return remote_ask(url, question, spec, thread)
     from .. import chat_service
