@@ -66,17 +66,17 @@ class HybridRetriever:
         from index_builder.health import searchable_filter
 
         with store.errors():  # passages of a document an interrupted run left unfinished stay out
-            self.keep_out = searchable_filter(store)
-        self.where = f"source IN ({quote(sources)})" if sources is not None else None
+            keep_out = searchable_filter(store)
+        within = f"source IN ({quote(sources)})" if sources is not None else None  # one collection's sources
+        self.where = " AND ".join(f"({c})" for c in (keep_out, within) if c) or None  # one filter, built once
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
                  .limit(n).select(columns + ["_distance"]))
         if self.indexed:
             query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
-        for clause in (self.keep_out, self.where):
-            if clause:
-                query = query.where(clause, prefilter=True)
+        if self.where:
+            query = query.where(self.where, prefilter=True)
         return query.to_list()
 
     def by_text(self, query: str, n: int) -> list[dict]:
@@ -84,9 +84,8 @@ class HybridRetriever:
         if not words:
             return []
         query = self.table.search(words, query_type="fts", fts_columns="search_text")
-        for clause in (self.keep_out, self.where):
-            if clause:
-                query = query.where(clause, prefilter=True)
+        if self.where:
+            query = query.where(self.where, prefilter=True)
         return query.limit(n).select(_COLUMNS + ["_score"]).to_list()
 
     def search(self, query: str, k: int) -> list[Passage]:
