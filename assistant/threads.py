@@ -118,3 +118,15 @@ class ThreadStore:
         if not path.is_file():
             raise AssistantError(f"no thread named {name} (threads: {', '.join(self.names()) or 'none'})")
         path.unlink()
+
+
+def name_from_question(question: str, taken: set[str] | list[str] = ()) -> str:
+    """A new thread's name from its first question ("Who leads Heron?" -> who-leads-heron), made
+    unique against `taken` with -2, -3, ..."""
+    words = re.findall(r"[a-z0-9]+", question.lower())
+    base = "-".join(words)[:40].rstrip("-") or "conversation"
+    taken = set(taken)
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base[:36]}-{n}", n + 1
+    return checked_name(name)

@@ -87,7 +87,7 @@ async def test_decomposition_nests_sub_questions_with_their_steps(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(app, pilot, MULTI)
         tree = app.query_one(StepTree)
-        decompose = next(n for n in tree.root.children if str(n.label).startswith("Split the question"))
+        decompose = next(n for n in tree.turn.children if str(n.label).startswith("Split the question"))
         subs = list(decompose.children)
         assert [n.data.question for n in subs] == ["Who leads Heron?", "Who leads Otter?"]
         assert all(isinstance(n.data, SubQuestion) for n in subs)
@@ -103,7 +103,7 @@ async def test_expand_and_collapse_a_step(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
-        group = next(n for n in tree.root.children if str(n.label).startswith("Kept 1 of 5"))
+        group = next(n for n in tree.turn.children if str(n.label).startswith("Kept 1 of 5"))
         assert not group.is_expanded
         tree.focus()
         tree.move_cursor(group)
@@ -111,7 +111,7 @@ async def test_expand_and_collapse_a_step(tmp_path):
         assert group.is_expanded and len(group.children) == 5
         await pilot.press("space")
         assert not group.is_expanded
-        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        retrieval = next(n for n in tree.turn.children if isinstance(n.data, Retrieved))
         assert not retrieval.is_expanded  # folded once its passages were judged
         tree.move_cursor(retrieval)
         await pilot.press("f4")
@@ -125,7 +125,7 @@ async def test_open_a_passage_from_the_tree_and_from_a_citation(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
-        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        retrieval = next(n for n in tree.turn.children if isinstance(n.data, Retrieved))
         tree.focus()
         tree.move_cursor(retrieval)
         await pilot.press("enter")  # unfolds it
@@ -156,10 +156,10 @@ async def test_switch_strategy_k_and_depth_without_restarting(tmp_path):
         assert "strategy rag  k 2  depth 1" in text_of(app, "#status")
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
-        assert "[rag]" in str(tree.root.label)
-        retrieval = next(n for n in tree.root.children if isinstance(n.data, Retrieved))
+        assert "[rag]" in str(tree.turn.label)
+        retrieval = next(n for n in tree.turn.children if isinstance(n.data, Retrieved))
         assert len(retrieval.children) == 2
-        assert not any("from memory" in str(n.label) for n in tree.root.children)
+        assert not any("from memory" in str(n.label) for n in tree.turn.children)
 
 
 async def test_settings_refuse_bad_values_with_a_message(tmp_path):
@@ -204,7 +204,7 @@ async def test_stop_an_answer_while_it_streams(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "stopped" in text_of(app, "#answer-text")  # events after the stop were dropped
-        assert not any(str(n.label).startswith("Answer") for n in app.query_one(StepTree).root.children)
+        assert not any(str(n.label).startswith("Answer") for n in app.query_one(StepTree).turn.children)
 
 
 async def test_quit_mid_answer_ends_the_model_call_without_waiting_for_it(tmp_path):
@@ -275,7 +275,7 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(app, pilot, "Who leads Project Heron?")
         tree = app.query_one(StepTree)
-        stages = [n for n in tree.root.children if isinstance(n.data, Detail)]
+        stages = [n for n in tree.turn.children if isinstance(n.data, Detail)]
         # the gate, the judged look-up (no trained judge here: the top k), ReFeed's check
         assert [str(n.label).split(":")[0] for n in stages] == ["Step 1", "Step 2", "Step 3"]
         assert str(stages[0].children[0].label).startswith("Not known from memory")
@@ -290,7 +290,7 @@ async def test_default_pipeline_nests_its_stages_and_shows_the_refeed_decision(t
         await pilot.pause()
         detail = text_of(app, "#detail-text")
         assert "Draft: Mira Okafor leads Project Heron.  (confidence 0.60)" in detail and "{" not in detail
-        answer = next(n for n in tree.root.children if isinstance(n.data, Answer))
+        answer = next(n for n in tree.turn.children if isinstance(n.data, Answer))
         assert "then checked against a second look-up" in str(answer.label)
         # a feedback passage opens with its full text, though the event only carries its id
         feedback = refeed["refeed.feedback"]
@@ -331,7 +331,7 @@ async def test_a_stopped_run_does_not_disturb_the_next_question(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "Tomas Lind." in text_of(app, "#answer-text")
-        assert "Otter" in str(app.query_one(StepTree).root.label)
+        assert "Otter" in str(app.query_one(StepTree).turn.label)
         assert "ready" in text_of(app, "#status") and not app.asking
 
 

@@ -80,8 +80,9 @@ async def test_past_questions_stay_in_the_transcript_and_can_be_revisited(tmp_pa
         assert not isinstance(app.screen, TranscriptScreen)
         assert "Mira Okafor leads Project Heron. [1]" in text_of(app, "#answer-text")
         tree = app.query_one(StepTree)
-        assert "Project Heron" in str(tree.root.label)
-        assert any("Kept 1 of 5 passages" in str(n.label) for n in tree.root.children)
+        assert tree.cursor_node is tree.turns[0] and tree.turns[0].is_expanded  # the earlier turn, opened
+        assert "Project Heron" in str(tree.turns[0].label)
+        assert any("Kept 1 of 5 passages" in str(n.label) for n in tree.turns[0].children)
         await pilot.press("1")  # the revisited answer's sources open too
         assert "heron.md" in text_of(app, "#detail-text")
 

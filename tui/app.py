@@ -61,6 +61,8 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         Binding("f5", "transcript", "History"),
         Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("f6", "export_thread", "Export", show=False),
+        Binding("f7", "threads", "Threads", show=False),
+        Binding("ctrl+n", "new_thread", "New chat", show=False),
         Binding("escape", "stop", "Stop"),
         Binding("f4", "toggle_steps", "Fold", show=False),
         Binding("o", "open_source", "Open file", show=False),
@@ -102,7 +104,7 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         self._asked_at = 0.0
         self._waiting_for_models = False
         self.index_line = ""
-        self.thread_name = thread  # a conversation: follow-ups understood, saved (tui/app_thread.py)
+        self.thread_name = thread  # every question is a turn of this thread (tui/app_thread.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -216,20 +218,19 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         self._asked_at = time.monotonic()
         self.refresh_bindings()
         self.update_status("loading models" if self._waiting_for_models else "answering")
-        self.ask_worker(question, self.spec, self.settings, self._stop_ask)
+        self.ask_worker(question, self.spec, self.settings, self._stop_ask, self.thread_for(question))
 
     @work(thread=True, group="ask", exit_on_error=False)
-    def ask_worker(self, question: str, spec: str, settings, stop: threading.Event) -> None:
+    def ask_worker(self, question: str, spec: str, settings, stop: threading.Event, thread: str) -> None:
         # A stopped run ends at its next step; the models are not safe to share between two
         # runs, so the next question waits for that here rather than running beside it.
         with self._one_run_at_a_time:
-            self._run_question(question, spec, settings, stop)
+            self._run_question(question, spec, settings, stop, thread)
 
-    def _run_question(self, question: str, spec: str, settings, stop: threading.Event) -> None:
+    def _run_question(self, question: str, spec: str, settings, stop: threading.Event, thread: str) -> None:
         if stop.is_set():
             return
-        events = (self.backend.ask(question, spec, settings, should_stop=stop.is_set, thread=self.thread_name)
-                  if self.thread_name else self.backend.ask(question, spec, settings, should_stop=stop.is_set))
+        events = self.backend.ask(question, spec, settings, should_stop=stop.is_set, thread=thread)
         try:
             for event in events:
                 if stop.is_set():
@@ -274,6 +275,7 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
         self._stop_ask = None
         self._waiting_for_models = False
         self.refresh_bindings()
+        self.turn_ended(self.exchanges[-1].answer)
         panel = self.query_one(AnswerPanel)
         if message.error:
             self.exchanges[-1].ending = f"error: {message.error}"
@@ -289,6 +291,7 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
     # -- selecting things ------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         self.query_one(DetailPanel).show(event.node.data, self.query_one(StepTree).narrator.passages)
+        self.turn_highlighted(event.node)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         self.query_one(DetailPanel).show(event.node.data, self.query_one(StepTree).narrator.passages)
@@ -298,7 +301,7 @@ class AssistantApp(ScreenKeys, SessionKeys, ThreadKeys, App):
 
     # -- actions ---------------------------------------------------------------------------
     MAIN_SCREEN_ONLY = {"toggle_steps", "focus_question", "stop", "settings", "index", "open_citation", "help",
-                        "transcript", "copy_answer", "export_thread"}
+                        "transcript", "copy_answer", "export_thread", "threads", "new_thread"}
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Keys of the main screen are neither shown nor active over the other screens;

@@ -114,23 +114,35 @@ class SessionKeys:
         self.push_screen(TranscriptScreen(self.exchanges, self.shown), chosen)
 
     def show_exchange(self, index: int) -> None:
-        """Show a past question's steps and answer again (the one being answered stays live)."""
+        """Go to an earlier turn: its node in the step tree opens, its answer shows (not while answering)."""
         if self.asking and index != len(self.exchanges) - 1:
             self.notify("Wait for the answer or stop it (Esc) before going back.", severity="warning")
             return
-        if self.asking:
-            return  # it is already on screen, and still growing
+        tree = self.query_one(StepTree)
+        if index >= len(tree.turns):
+            return
+        node = tree.turns[index]
+        node.expand()
+        tree.move_cursor(node)
+        tree.scroll_to_node(node, animate=False)
+        self.show_turn_answer(index)
+
+    def show_turn_answer(self, index: int) -> None:
+        """The answer pane shows the turn's answer (or how it ended); the live one is left alone."""
+        if self.asking or self.shown == index:
+            return
         exchange = self.exchanges[index]
         self.shown = index
-        tree, panel = self.query_one(StepTree), self.query_one(AnswerPanel)
-        tree.start(exchange.question)
-        for event in exchange.events:
-            tree.add_event(event)
-        tree.fold_finished_retrievals()
+        panel = self.query_one(AnswerPanel)
         panel.reset()
         if exchange.answer is not None:
             panel.show_answer(exchange.answer)
             self.query_one(DetailPanel).answer_text = exchange.answer.text or ""
         else:
             panel.show_error(exchange.ending or "no answer", "", kind="stopped")
-        self.query_one(DetailPanel).show(None)
+
+    def turn_highlighted(self, node) -> None:
+        """Moving onto an earlier turn's question shows its answer."""
+        turns = self.query_one(StepTree).turns
+        if node in turns and turns.index(node) < len(self.exchanges):
+            self.show_turn_answer(turns.index(node))

@@ -99,6 +99,32 @@ class Backend:
 
         return chat_service.threads(settings).load(name, create=True)
 
+    @staticmethod
+    def thread_list(settings: Settings) -> list:
+        """The saved threads, the most recent first, with their turn counts (a damaged file still listed)."""
+        from assistant import chat_service
+        from models.errors import AssistantError
+
+        from .threads_screen import SavedThread
+
+        store, saved = chat_service.threads(settings), []
+        for name in store.names():
+            try:
+                turns = store.load(name).turns
+            except AssistantError:
+                saved.append(SavedThread(name, 0, "(damaged file)"))
+                continue
+            saved.append(SavedThread(name, len(turns), turns[0].question if turns else ""))
+        return saved
+
+    @staticmethod
+    def new_thread_name(settings: Settings, question: str) -> str:
+        """A name for a new thread, taken from its first question and not yet used."""
+        from assistant import chat_service
+        from assistant.threads import name_from_question
+
+        return name_from_question(question, chat_service.threads(settings).names())
+
     # -- the index -----------------------------------------------------------------------
     def index_info(self, settings: Settings) -> IndexInfo:
         if not service.index_exists(settings):

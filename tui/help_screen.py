@@ -19,9 +19,12 @@ KEYS = [
     ("Ctrl+Y", "copy the answer with its sources"),
     ("o", "open the shown source's file (outside the question box)"),
     ("Ctrl+C", "copy the text selected with the mouse (never quits)"),
-    ("F5", "transcript: this session's questions; Enter shows one again"),
-    ("F2", "settings: strategy, k, depth, reader, judge"),
-    ("F3", "index: add a folder, a dump or a passage file; re-index; remove"),
+    ("F5", "transcript: this conversation's questions; Enter goes back to one"),
+    ("Ctrl+N", "a new conversation (each question is a turn of the current one)"),
+    ("F7", "saved conversations: reopen one (also `assistant chat`'s threads)"),
+    ("F6", "export this conversation as Markdown (says where)"),
+    ("F2", "settings: strategy, k, depth, reader (pull one), judge, collection"),
+    ("F3", "index: add a folder or file to a collection, a dump, a passage file"),
     ("Esc", "stop the answer being worked on; closes a dialog"),
     ("/ or Ctrl+L", "back to the question box"),
     ("F1 or ?", "this help (? outside the question box)"),
@@ -47,5 +50,5 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("Keys", "bold"), id="help-title")
             with VerticalScroll(id="help-keys"):
                 yield Static(keys_table())
-            yield Static(Text("Esc, Enter or F1 closes this help. Questions and settings are kept in the "
-                              "data folder between sessions.", "dim"), id="help-foot")
+            yield Static(Text("Esc, Enter or F1 closes this help. Questions, settings and conversations "
+                              "are kept in the data folder between sessions.", "dim"), id="help-foot")

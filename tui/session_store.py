@@ -1,5 +1,6 @@
-"""What the app remembers across restarts, in the data dir: the questions asked and the last
-settings chosen. A missing or damaged file is an empty memory, never an error: the app must start."""
+"""What the app remembers across restarts, in the data dir: the questions asked, the last
+settings chosen and the conversation that was open. A missing or damaged file is an empty
+memory, never an error: the app must start."""
 from __future__ import annotations
 
 import json
@@ -18,6 +19,7 @@ class Remembered:
     questions: list[str] = field(default_factory=list)
     spec: str | None = None
     settings: dict = field(default_factory=dict)
+    thread: str | None = None  # the conversation open when the app closed
 
 
 def _read(path: Path):
@@ -52,7 +54,8 @@ class SessionStore:
         saved = saved if isinstance(saved, dict) else {}
         spec = saved.get("spec") if isinstance(saved.get("spec"), str) else None
         settings = {k: saved[k] for k in SETTING_NAMES if k in saved}
-        return Remembered(questions[-MAX_QUESTIONS:], spec, settings)
+        thread = saved.get("thread") if isinstance(saved.get("thread"), str) else None
+        return Remembered(questions[-MAX_QUESTIONS:], spec, settings, thread)
 
     def save_questions(self, questions: list[str]) -> bool:
         return _write(self.folder / HISTORY_FILE, list(questions)[-MAX_QUESTIONS:])
@@ -60,4 +63,12 @@ class SessionStore:
     def save_settings(self, spec: str, settings) -> bool:
         data = {"spec": spec, "k": settings.k, "depth": settings.depth, "judge": settings.judge,
                 "reader": str(settings.reader) if settings.reader else None}
-        return _write(self.folder / SETTINGS_FILE, data)
+        return self._update(data)
+
+    def save_thread(self, name: str | None) -> bool:
+        return self._update({"thread": name})
+
+    def _update(self, values: dict) -> bool:
+        """The settings file with `values` changed and the rest kept."""
+        saved = _read(self.folder / SETTINGS_FILE)
+        return _write(self.folder / SETTINGS_FILE, {**(saved if isinstance(saved, dict) else {}), **values})

@@ -1,5 +1,5 @@
-"""The live step tree: one plain-language line per step (assistant/step_text.py), nested by the
-events' step/parent ids.
+"""The conversation's step trees: one node per turn (earlier turns folded, one Enter opens them), under it
+one plain-language line per step (assistant/step_text.py), nested by the events' step/parent ids.
 
 Each node's `data` is what the detail panel shows when the node is highlighted: a Passage
 (full text and source), the Event itself, or a list of verdicts.
@@ -40,11 +40,18 @@ def passage_label(passage: Passage, verdict: Relevance | None = None) -> Text:
 
 
 class StepTree(Tree):
-    """Builds itself from events; `add_event` is called on the UI thread for each one."""
+    """Builds itself from events; `add_event` is called on the UI thread for each one. The root is
+    hidden: each turn of the conversation is a top-level node, `turn` the one being answered."""
+
+    PLACEHOLDER = "Steps appear here"
 
     def __init__(self, **kwargs):
-        super().__init__(label(("Steps appear here", "dim")), **kwargs)
+        super().__init__("conversation", **kwargs)
+        self.show_root = False
         self.guide_depth = 3
+        self.turns: list[TreeNode] = []  # one per question of the conversation, oldest first
+        self.turn = self.root.add_leaf(label((self.PLACEHOLDER, "dim")))  # replaced by the first question
+        self.root.expand()
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -55,16 +62,33 @@ class StepTree(Tree):
         self._decomposed: dict[int | None, TreeNode] = {}  # scope -> its latest decomposition node
         self._open_retrievals: list[TreeNode] = []
         self.latest: TreeNode | None = None
+        self._asked = ""
 
     def start(self, question: str) -> None:
-        self.clear()
+        """A new turn below the earlier ones, which fold to their question and answer."""
+        if not self.turns:
+            self.clear()
+        for earlier in self.turns:
+            earlier.collapse()
         self._reset_state()
-        self.root.set_label(label(("? ", "bold magenta"), (question, "bold")))
-        self.root.data = None
-        self.root.expand()
+        self._asked = question  # the label keeps it as asked; a follow-up's rewrite is its own step
+        self.turn = self.root.add(label(("? ", "bold magenta"), (question, "bold")), expand=True)
+        self.turns.append(self.turn)
+
+    def forget_turns(self) -> None:
+        """An empty tree, for a new conversation."""
+        self.clear()
+        self.turns = []
+        self.turn = self.root.add_leaf(label((self.PLACEHOLDER, "dim")))
+        self._reset_state()
+
+    def end_turn(self, answer: Answer | None) -> None:
+        """The turn's label keeps its answer in short, for when it is folded."""
+        if answer is not None and (answer.text or "").strip():
+            self.turn.set_label(self.turn.label.copy().append_text(label(("  → ", "dim"), (short(answer.text, 80), "green"))))
 
     def _scope(self, event: Event) -> TreeNode:
-        node = self._scopes.get(event.parent, self.root) if event.parent is not None else self.root
+        node = self._scopes.get(event.parent, self.turn) if event.parent is not None else self.turn
         if not node.is_expanded:  # a step that gets steps of its own shows them
             node.expand()
         return node
@@ -107,9 +131,9 @@ class StepTree(Tree):
     # -- one method per event type ---------------------------------------------------------
     def _on_started(self, event: Started, scope: TreeNode, line: str) -> None:
         options = ", ".join(f"{k}={v}" for k, v in event.options.items())
-        self.root.set_label(label(("? ", "bold magenta"), (event.question, "bold"),
+        self.turn.set_label(label(("? ", "bold magenta"), (self._asked, "bold"),
                                   (f"  [{event.strategy}{': ' + options if options else ''}]", "dim")))
-        self.root.data = event
+        self.turn.data = event
         return None
 
     def _on_self_knowledge(self, event: SelfKnowledge, scope: TreeNode, line: str) -> TreeNode:
@@ -153,7 +177,7 @@ class StepTree(Tree):
 
     def _on_sub_answer(self, event: SubAnswer, scope: TreeNode, line: str) -> TreeNode:
         node = self._add(scope, label((line, "green")), event, leaf=True)
-        if scope is not self.root and isinstance(scope.data, SubQuestion):
+        if scope is not self.turn and isinstance(scope.data, SubQuestion):
             sub = scope.data
             scope.set_label(label((f"Sub-question {sub.index + 1}: ", "bold magenta"), sub.question,
                                   (" → ", "dim"), (short(event.answer, 60), "green")))

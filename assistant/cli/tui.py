@@ -43,8 +43,8 @@ def open_app(thread: str | None = None) -> None:
 
 @tui_app.command("tui")
 def tui_command(thread: Optional[str] = typer.Option(
-        None, "--thread", "-t", help="Hold a conversation: follow-ups understood, saved after each answer "
-                                     "and reopened next time (F6 exports it as Markdown).")) -> None:
+        None, "--thread", "-t", help="Open this conversation (default: the one open when the app last closed; "
+                                     "Ctrl+N starts a new one, F7 lists them, F6 exports as Markdown).")) -> None:
     """Open the full-screen app (same as running `assistant` with no command)."""
     if thread is not None:
         from ..threads import checked_name
