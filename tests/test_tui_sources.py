@@ -10,6 +10,7 @@ from textual.widgets import Static
 from assistant.events import Passage
 from tui import source_view
 from tui.app import AssistantApp, QuestionInput
+from tui.file_opener import heading_line, plan_open
 from tui.panels import DetailPanel
 from tui.source_view import HIGHLIGHT, file_of, highlighted, open_command, supporting_span
 
@@ -51,6 +52,8 @@ async def test_a_source_opens_highlighted_and_o_opens_its_file(tmp_path, monkeyp
     note = tmp_path / "heron.md"
     note.write_text("# Heron\n" + TEXT)
     opened = []
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setattr(subprocess, "Popen", lambda command, **kwargs: opened.append(command))
     monkeypatch.setattr(source_view.shutil, "which", lambda name: name if name == "xdg-open" else None)
     app = AssistantApp(FakeBackend(tmp_path))
@@ -74,6 +77,58 @@ async def test_a_source_opens_highlighted_and_o_opens_its_file(tmp_path, monkeyp
         await pilot.press("o")
         await pilot.pause()
         assert opened == [["xdg-open", str(note)]]
+        assert any("cannot jump to the heading" in str(n.message) for n in app._notifications)
+
+
+NOTES = "# Projects\n\nIntro.\n\n## Heron\n\nThe buoy.\n\n## Otter\n\nThe robot.\n\n### Team\n\nTomas Lind leads it.\n"
+
+
+def test_a_markdown_passage_is_found_at_its_heading_or_its_words(tmp_path):
+    note = tmp_path / "notes.md"
+    note.write_text(NOTES)
+    assert heading_line(note, "Projects > Otter > Team") == 13
+    assert heading_line(note, "Projects > Heron") == 5
+    assert heading_line(note, "Projects > Gone") == 1  # the deepest heading found
+    assert heading_line(note, "", "The robot.") == 11  # no section: the line of its first words
+    assert heading_line(note, "Elsewhere", "not in the file") is None
+    assert heading_line(tmp_path / "missing.md", "Projects") is None
+
+
+def test_the_editor_gets_the_line_and_the_opener_says_it_cannot(tmp_path):
+    note = tmp_path / "notes.md"
+    note.write_text(NOTES)
+    team = Passage(id="t", text="Tomas Lind leads it.", source=str(note), section="Projects > Otter > Team")
+    plan = plan_open(note, team, env={"EDITOR": "nvim"})
+    assert plan.command == ["nvim", "+13", str(note)] and plan.in_terminal and not plan.note
+    plan = plan_open(note, team, env={"VISUAL": "code --wait", "EDITOR": "vi"})
+    assert plan.command == ["code", "--wait", "-g", f"{note}:13"] and not plan.in_terminal
+    plan = plan_open(note, team, env={}, which=lambda n: n if n == "xdg-open" else None, platform="linux")
+    assert plan.command == ["xdg-open", str(note)] and "cannot jump to the heading" in plan.note
+    assert plan_open(note, team, env={}, which=lambda n: None, platform="linux") is None
+    pdf = tmp_path / "r.pdf"
+    plan = plan_open(pdf, Passage(id="p", text="", page=4), env={"EDITOR": "vi"},
+                     which=lambda n: n if n == "xdg-open" else None, platform="linux")
+    assert plan.command == ["xdg-open", str(pdf)] and "page 4" in plan.note  # an editor is no PDF viewer
+
+
+async def test_o_runs_the_terminal_editor_at_the_heading_with_the_app_aside(tmp_path, monkeypatch):
+    import contextlib
+
+    note = tmp_path / "notes.md"
+    note.write_text(NOTES)
+    ran = []
+    monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr(subprocess, "run", lambda command, **kwargs: ran.append(command))
+    app = AssistantApp(FakeBackend(tmp_path), remember=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # the headless driver cannot suspend
+        app.query_one("#steps").focus()
+        app.query_one(DetailPanel).show(Passage(id="t", text="Tomas Lind leads it.", source=str(note),
+                                                path="notes.md", section="Projects > Otter > Team"))
+        await pilot.press("o")
+        await pilot.pause()
+    assert ran == [["nano", "+13", str(note)]]
 
 
 async def test_settings_pick_the_collection_to_ask_within_and_the_index_lists_it(tmp_path):

@@ -71,12 +71,13 @@ class SessionKeys:
         return copy_text(text, self.copy_to_clipboard, self._state_dir or self.settings.data_dir)
 
     def action_open_source(self) -> None:
-        """`o`: open the file of the passage in the detail pane with the system's opener."""
+        """`o`: open the file of the passage in the detail pane at its heading or page (tui/file_opener.py)."""
         import subprocess
 
         from assistant.events import Passage
 
-        from .source_view import file_of, open_command
+        from .file_opener import plan_open
+        from .source_view import file_of
 
         shown = self.query_one(DetailPanel).shown
         path = file_of(shown) if isinstance(shown, Passage) else None
@@ -84,18 +85,27 @@ class SessionKeys:
             self.notify("Open a source first (keys 1-9, or a passage in the steps); only indexed files open.",
                         timeout=4)
             return
-        command = open_command(path, shown.page)
-        if command is None:
-            self.notify(f"No program to open files here; the file is {path}", timeout=8)
+        plan = plan_open(path, shown)
+        if plan is None:
+            self.notify(f"No program to open files here (set $EDITOR); the file is {path}", timeout=8)
             return
         try:
-            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+            if plan.in_terminal:  # a terminal editor takes the screen until it exits
+                with self.suspend():
+                    subprocess.run(plan.command, check=False)
+            else:
+                subprocess.Popen(plan.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
         except OSError as exc:
-            self.notify(f"Could not run {command[0]}: {exc.strerror}; the file is {path}", severity="warning")
+            self.notify(f"Could not run {plan.command[0]}: {exc.strerror}; the file is {path}", severity="warning")
             return
-        where = f" at page {shown.page}" if shown.page else f" (section {shown.section})" if shown.section else ""
-        self.notify(f"Opening {path}{where} with {command[0]}.", timeout=5)
+        except Exception as exc:  # e.g. a terminal that cannot be suspended (Textual's SuspendNotSupported)
+            self.notify(f"Could not hand the terminal to {plan.command[0]} ({type(exc).__name__}); the file is "
+                        f"{path}", severity="warning")
+            return
+        where = f" at page {shown.page}" if shown.page else f" at “{shown.section}”" if shown.section else ""
+        self.notify(f"Opened {path}{where} with {plan.command[0]}" + (f"; {plan.note}." if plan.note else "."),
+                    timeout=6)
 
     def action_copy_selection(self) -> None:
         """Ctrl+C copies what the mouse selected; with nothing selected it says what the keys do."""
