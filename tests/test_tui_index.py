@@ -121,3 +121,43 @@ def test_progress_line_for_folders_and_dumps():
                         current="Heron", bytes_done=3 * 1024 * 1024, total_bytes=12 * 1024 * 1024)
     assert dump.line() == "120 documents · 3.0 MB of 12.0 MB read · 300 passages embedded · 25/s · ETA 61s · Heron"
     assert (dump.total, dump.done) == (12 * 1024 * 1024, 3 * 1024 * 1024)
+
+
+async def test_a_folder_and_a_file_go_into_named_collections_as_the_cli_puts_them(tmp_path):
+    from assistant.collection_service import list_collections, sources_of
+
+    folder = make_folder(tmp_path, files=2)
+    single = tmp_path / "plan.md"
+    single.write_text("# Plan\n\nThe otter robot ships in May.\n")
+    backend = FakeBackend(tmp_path)
+    app = AssistantApp(backend, remember=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3")
+        screen = app.screen
+        screen.query_one("#folder", Input).value = str(folder)
+        screen.query_one("#collection", Input).value = "work"
+        screen.query_one("#collection", Input).focus()
+        await pilot.press("enter")  # Enter in the collection field adds the folder
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "(collection work)" in status(screen)
+        screen.query_one("#folder", Input).value = str(single)
+        screen.query_one("#collection", Input).value = "home"
+        await pilot.click("#add")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("Done:") and "(collection home)" in status(screen)
+        assert sorted(r[1] for r in rows(screen)) == ["file, in home", "folder, in work"]
+        screen.query_one("#sources", DataTable).focus()
+        await pilot.press("ctrl+r")  # re-indexing keeps a source in its collection only
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen.query_one("#collection", Input).value = "work!"  # a bad name: one line, nothing indexed
+        screen.query_one("#folder", Input).value = str(folder)
+        await pilot.click("#add")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(screen).startswith("error: collection name") and "\n" not in status(screen)
+    settings = backend.initial_settings()
+    assert sources_of(settings, "work") == [str(folder)] and sources_of(settings, "home") == [str(single)]
+    assert sorted(c.name for c in list_collections(settings)) == ["home", "work"]  # none left in default

@@ -25,6 +25,7 @@ class SourceInfo:
     kind: str
     documents: int
     passages: int
+    collections: list[str] = field(default_factory=list)  # the named ones it is in (none: default)
 
 
 @dataclass
@@ -131,18 +132,26 @@ class Backend:
             return IndexInfo(path=settings.index_path, exists=False)
         info = service.status(settings)
         sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else "")
-                              + _in_collections(source.recorded), source.documents, source.passages)
+                              + _in_collections(source.recorded), source.documents, source.passages,
+                              _named_collections(source.recorded))
                    for source in info.sources]
         return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
 
     def add_source(self, settings: Settings, path: Path, on_progress: ProgressCallback | None = None,
-                   should_stop: StopCheck | None = None) -> str:
+                   should_stop: StopCheck | None = None, collection: str | None = None) -> str:
         """Index a folder, a Wikipedia dump or a passage file (again); returns the summary line.
 
-        Which one is decided by the path, as `assistant index add/wikipedia/passages` would;
+        Which one is decided by the path, as `assistant index add/wikipedia/passages` would; with
+        a collection, a folder or one document file into it, as `index add PATH --collection NAME`;
         cancelled (models.errors.Cancelled) when should_stop says so.
         """
+        if collection:
+            from assistant.collection_service import check_name
+
+            return service.add_source(settings, path, kind="document", on_progress=on_progress,
+                                      should_stop=should_stop, embedder_factory=self.embedder_factory,
+                                      collection=check_name(collection)).line()
         return service.add_source(settings, path, on_progress=on_progress, should_stop=should_stop,
                                   embedder_factory=self.embedder_factory).line()
 
@@ -162,7 +171,11 @@ class Backend:
         service.remove(settings, source)
 
 
+def _named_collections(recorded) -> list[str]:
+    return [n for n in (recorded.get("collections") or []) if n != "default"]
+
+
 def _in_collections(recorded) -> str:
     """", in work" for a source of a named collection ("" for the default one)."""
-    names = [n for n in (recorded.get("collections") or []) if n != "default"]
+    names = _named_collections(recorded)
     return f", in {', '.join(names)}" if names else ""

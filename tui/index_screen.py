@@ -1,5 +1,6 @@
-"""The index screen: sources with their counts; add or re-index a folder, a Wikipedia dump or a
-passage file with a progress bar (in a worker thread, cancellable with Esc); remove a source."""
+"""The index screen: sources with their counts; add a folder or file to a named collection (new or
+existing), or a Wikipedia dump or passage file, with a progress bar (in a worker thread,
+cancellable with Esc); re-index or remove a source."""
 from __future__ import annotations
 
 import threading
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.suggester import Suggester
+from textual.suggester import SuggestFromList, Suggester
 from textual.widgets import Button, DataTable, Footer, Header, Input, ProgressBar, Static
 
 from models.errors import AssistantError
@@ -107,6 +108,7 @@ class IndexScreen(Screen):
         self._stop: threading.Event | None = None
         self._live = None  # index_builder's Progress of the running worker, read by a timer
         self._sources: list[str] = []
+        self._collections: dict[str, list[str]] = {}  # source -> the named collections it is in
         self._overlap = ""  # what the run under way does to other sources, said again at its end
 
     @property
@@ -118,8 +120,10 @@ class IndexScreen(Screen):
         yield Static("", id="index-summary")
         yield DataTable(id="sources", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="add-row"):
-            yield Input(placeholder="folder, dump or passage file to add (→ completes)", id="folder",
+            yield Input(placeholder="folder, file, dump or passage file to add (→ completes)", id="folder",
                         suggester=PathSuggester())
+            yield Input(placeholder="collection (default)", id="collection",
+                        suggester=SuggestFromList([c.name for c in self.backend.collections(self.settings)]))
             yield Button("Add", variant="primary", id="add")
         with Horizontal(id="index-buttons"):
             yield Button("Re-index", id="reindex")
@@ -135,7 +139,8 @@ class IndexScreen(Screen):
         table = self.query_one("#sources", DataTable)
         table.add_columns("Source", "Kind", "Documents", "Passages")
         if self.app.is_headless:
-            self.query_one("#folder", Input).cursor_blink = False
+            for field in self.query(Input):
+                field.cursor_blink = False
         self.query_one("#index-progress", ProgressBar).display = False
         self.query_one("#folder", Input).focus()
         self.set_interval(0.25, self.poll_progress)
@@ -160,6 +165,7 @@ class IndexScreen(Screen):
                                      f"{info.documents} documents · {info.passages} passages · "
                                      f"embedder {info.embedding_model}", "dim")))
         self._sources = [s.source for s in info.sources]
+        self._collections = {s.source: s.collections for s in info.sources}
         for s in info.sources:
             table.add_row(s.source, s.kind, str(s.documents), str(s.passages), key=s.source)
 
@@ -172,7 +178,7 @@ class IndexScreen(Screen):
     # -- actions -------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.add(event.value)
+        self.add(self.query_one("#folder", Input).value)  # Enter in the collection field adds as well
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -186,14 +192,15 @@ class IndexScreen(Screen):
         if not text:
             self.set_status("Type the folder to add first.", "yellow")
             return
-        self.start(Path(text).expanduser())
+        self.start(Path(text).expanduser(), self.query_one("#collection", Input).value.strip() or None)
 
     def action_reindex(self) -> None:
         source = self.selected_source()
         if source is None:
             self.set_status("Nothing to re-index: the index has no sources.", "yellow")
             return
-        self.start(Path(source))
+        named = self._collections.get(source) or []
+        self.start(Path(source), named[0] if named else None)  # stays where it is, not added to default
 
     def action_remove(self) -> None:
         source = self.selected_source()
@@ -229,7 +236,7 @@ class IndexScreen(Screen):
         self.app.pop_screen()  # indexing goes on in its worker; the screen object keeps its state
 
     # -- the worker ----------------------------------------------------------------------
-    def start(self, folder: Path) -> None:
+    def start(self, folder: Path, collection: str | None = None) -> None:
         if self.busy:
             self.set_status("Already indexing; Esc stops it.", "yellow")
             return
@@ -241,11 +248,12 @@ class IndexScreen(Screen):
         self._overlap = overlap_note(folder, self._sources) if folder.is_dir() else ""
         if self._overlap:
             self.app.notify(self._overlap, timeout=8)
-        self.set_status(f"Loading the embedder, then indexing {folder} … (Esc stops)", "")
-        self.index_worker(folder, self._stop)
+        into = f" into the collection {collection}" if collection else ""
+        self.set_status(f"Loading the embedder, then indexing {folder}{into} … (Esc stops)", "")
+        self.index_worker(folder, self._stop, collection)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
-    def index_worker(self, folder: Path, stop: threading.Event) -> None:
+    def index_worker(self, folder: Path, stop: threading.Event, collection: str | None = None) -> None:
         from models.errors import Cancelled
 
         def on_progress(progress) -> None:
@@ -255,8 +263,9 @@ class IndexScreen(Screen):
 
         try:
             line = self.backend.add_source(self.settings, folder, on_progress=on_progress,
-                                           should_stop=stop.is_set)
-            self.post_message(self.Finished(f"Done: {line}", True))
+                                           should_stop=stop.is_set, collection=collection)
+            into = f" (collection {collection})" if collection else ""
+            self.post_message(self.Finished(f"Done: {line}{into}", True))
         except Cancelled:
             self.post_message(self.Finished("Stopped. What was written is kept; add the same path again "
                                             "(or Ctrl+R) to resume.", False))
