@@ -76,6 +76,21 @@ class Backend:
 
         check_gguf(Path(path).expanduser())
 
+    # -- getting a reader ----------------------------------------------------------------
+    @staticmethod
+    def pullable_readers(settings: Settings) -> list:
+        """The catalog readers not installed yet, ordered for this machine (catalog_fit.Placed)."""
+        from assistant.pull_service import pullable_readers
+
+        return pullable_readers(settings)
+
+    @staticmethod
+    def pull_reader(settings: Settings, entry, on_progress=None, should_stop: StopCheck | None = None):
+        """Download a catalog reader as `models pull` does; models.errors.Cancelled when stopped."""
+        from assistant.pull_service import pull
+
+        return pull(settings, entry, on_progress=on_progress, should_stop=should_stop)
+
     # -- questions -----------------------------------------------------------------------
     def prepare(self, settings: Settings, spec: str) -> RunContext:
         """Load the models (and open the index) the strategy needs; slow the first time."""

@@ -1,5 +1,6 @@
-"""Strategy, k, depth, reader (picked from the installed ones), judge and the collection to ask
-within, changed without restarting (applies to the next question)."""
+"""Strategy, k, depth, reader (picked from the installed ones, or pulled from the catalog here:
+tui/pull_panel.py), judge and the collection to ask within, changed without restarting (applies
+to the next question)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -14,6 +15,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from models.config import JUDGE_KINDS, Settings
 from models.errors import AssistantError
 
+from .pull_panel import PullPanel
+
 
 @dataclass
 class Choice:
@@ -25,7 +28,7 @@ class Choice:
 
 class SettingsScreen(ModalScreen[Choice | None]):
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Cancel"),
+        Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "apply", "Apply", priority=True),
     ]
 
@@ -55,6 +58,7 @@ class SettingsScreen(ModalScreen[Choice | None]):
                 yield from self._row("Or file", Input(str(s.reader or "") if _current_reader(s, readers) == OTHER
                                                       else "", compact=True, id="reader",
                                                       placeholder="another .gguf file (overrides the pick)"))
+                yield PullPanel(self.backend, s, id="pull-panel")
                 collections = [(ALL, ALL)] + [(f"{c.name} ({c.documents} documents)", c.name)
                                               for c in self.backend.collections(s)]
                 yield from self._row("Collection", Select(
@@ -89,7 +93,23 @@ class SettingsScreen(ModalScreen[Choice | None]):
         if event.button.id == "apply":
             self.action_apply()
         else:
+            self.action_cancel()
+
+    def action_cancel(self) -> None:
+        """Esc stops a pull first (what was downloaded is kept), then closes."""
+        pulling = self.query_one(PullPanel)
+        if pulling.busy:
+            pulling.cancel()
+        else:
             self.dismiss(None)
+
+    def on_pull_panel_pulled(self, message: PullPanel.Pulled) -> None:
+        """A reader just pulled joins the pick-list, picked."""
+        readers = _reader_choices(self.settings)
+        picker = self.query_one("#installed-reader", Select)
+        picker.set_options(readers)
+        picker.value = message.installed.path
+        self.query_one("#reader", Input).value = ""
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

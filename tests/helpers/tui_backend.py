@@ -138,6 +138,18 @@ class FakeBackend(Backend):
     def index_info(self, settings):
         return self.fixed_index if self.fixed_index is not None else super().index_info(settings)
 
+    pullable: list | None = None  # catalog readers to offer; None: the real catalog on a fixed machine
+
+    def pullable_readers(self, settings):
+        """What the settings offer to pull, the same on every machine (snapshots)."""
+        if self.pullable is not None:
+            return self.pullable
+        from models.downloads.catalog import load_catalog
+        from models.downloads.catalog_fit import ordered_for
+        from models.machine import Machine
+
+        return ordered_for(Machine(ram_gb=16, cores=8), [e for e in load_catalog() if e.is_reader])
+
 
 SNAPSHOT_INDEX = IndexInfo(path=Path("/home/user/.local/share/offline-assistant/index"), exists=True,
                            embedding_model="all-MiniLM-L6-v2", sources=[
