@@ -11,7 +11,7 @@ from models.errors import AssistantError
 from assistant.details import QuestionRewritten
 from assistant.events import Answer, Passage
 
-from .panels import AnswerPanel, DetailPanel
+from .panels import SAVED, AnswerPanel, DetailPanel
 from .steps import StepTree
 from .threads_screen import ThreadsScreen
 from .transcript import Exchange
@@ -145,5 +145,5 @@ def saved_turn_events(turn) -> list:
                                         standalone=turn.standalone))
     cited = [Passage(id=c.label, text="", title=c.title, path=c.label) for c in turn.citations]
     events.append(Answer(question=turn.standalone or turn.question, text=turn.answer, marked_text=turn.answer,
-                         citations=cited))
+                         citations=cited, resolved_by=SAVED))
     return events

@@ -180,8 +180,13 @@ def marked(text: str) -> Text:
     return out
 
 
+SAVED = "saved-thread"  # Answer.resolved_by of a turn reopened from its thread file
+
+
 def answer_stats(answer: Answer) -> str:
     """Short enough for a 60-column answer pane: what it cost, most telling first."""
+    if answer.resolved_by == SAVED:
+        return "from the saved conversation (its passages' text is not kept; ask again to see them)"
     c = answer.counts
     parts = [f"{answer.seconds:.1f}s", f"{c.get('reader_calls', 0)} reader calls",
              f"{c.get('retrievals', 0)} look-ups"]

@@ -68,6 +68,7 @@ class PullPanel(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#pull-running").display = False
+        self.query_one("#pull-status").display = False
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "pull":
@@ -126,4 +127,6 @@ class PullPanel(Vertical):
             self.say(("" if message.cancelled else "✗ ") + message.error, "yellow" if message.cancelled else "red")
 
     def say(self, text: str, style: str) -> None:
-        self.query_one("#pull-status", Static).update(Text(text, style))
+        status = self.query_one("#pull-status", Static)
+        status.update(Text(text, style))
+        status.display = bool(text)  # no blank line while there is nothing to say
