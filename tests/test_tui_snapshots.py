@@ -123,3 +123,14 @@ def test_steps_and_answer_share_the_width(snap_compare, tmp_path, size):
     """Half each at 100 columns; from 140 the answer side gets 3/5, the sources wrap less."""
     app = AssistantApp(indexed(tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=asking("Who leads Project Heron?", 0))
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48), (220, 50)])
+def test_a_conversation_folds_earlier_turns(snap_compare, tmp_path, size):
+    """Two turns: the first folded to its question and answer, the follow-up's rewrite its first step."""
+    async def run_before(pilot) -> None:
+        await asking("Who leads Project Heron?")(pilot)
+        await asking("When did she join?")(pilot)
+
+    app = AssistantApp(indexed(tmp_path), spec="rag", remember=False)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
