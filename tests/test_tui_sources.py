@@ -8,7 +8,7 @@ from helpers.tui_backend import FakeBackend
 from textual.widgets import Static
 
 from assistant.events import Passage
-from tui import source_view
+from tui import file_opener, source_view
 from tui.app import AssistantApp, QuestionInput
 from tui.file_opener import heading_line, plan_open
 from tui.panels import DetailPanel
@@ -98,10 +98,14 @@ def test_the_editor_gets_the_line_and_the_opener_says_it_cannot(tmp_path):
     note = tmp_path / "notes.md"
     note.write_text(NOTES)
     team = Passage(id="t", text="Tomas Lind leads it.", source=str(note), section="Projects > Otter > Team")
-    plan = plan_open(note, team, env={"EDITOR": "nvim"})
+    installed = lambda name: f"/usr/bin/{name}"  # noqa: E731
+    plan = plan_open(note, team, env={"EDITOR": "nvim"}, which=installed)
     assert plan.command == ["nvim", "+13", str(note)] and plan.in_terminal and not plan.note
-    plan = plan_open(note, team, env={"VISUAL": "code --wait", "EDITOR": "vi"})
+    plan = plan_open(note, team, env={"VISUAL": "code --wait", "EDITOR": "vi"}, which=installed)
     assert plan.command == ["code", "--wait", "-g", f"{note}:13"] and not plan.in_terminal
+    plan = plan_open(note, team, env={"EDITOR": "nano"}, which=lambda n: n if n == "xdg-open" else None,
+                     platform="linux")  # an $EDITOR that is not installed: the opener, and why
+    assert plan.command == ["xdg-open", str(note)] and "$EDITOR (nano) was not found" in plan.note
     plan = plan_open(note, team, env={}, which=lambda n: n if n == "xdg-open" else None, platform="linux")
     assert plan.command == ["xdg-open", str(note)] and "cannot jump to the heading" in plan.note
     assert plan_open(note, team, env={}, which=lambda n: None, platform="linux") is None
@@ -119,6 +123,7 @@ async def test_o_runs_the_terminal_editor_at_the_heading_with_the_app_aside(tmp_
     ran = []
     monkeypatch.setenv("EDITOR", "nano")
     monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr(file_opener.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(subprocess, "run", lambda command, **kwargs: ran.append(command))
     app = AssistantApp(FakeBackend(tmp_path), remember=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -129,6 +134,37 @@ async def test_o_runs_the_terminal_editor_at_the_heading_with_the_app_aside(tmp_
         await pilot.press("o")
         await pilot.pause()
     assert ran == [["nano", "+13", str(note)]]
+
+
+async def test_an_editor_that_fails_to_start_gives_the_screen_back_and_says_so(tmp_path, monkeypatch):
+    import contextlib
+
+    note = tmp_path / "notes.md"
+    note.write_text(NOTES)
+    resumed = []
+
+    @contextlib.contextmanager
+    def suspend():  # like Textual's: resumes only when the block ends without an error
+        yield
+        resumed.append(True)
+
+    def missing(command, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr(file_opener.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(subprocess, "run", missing)
+    app = AssistantApp(FakeBackend(tmp_path), remember=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        monkeypatch.setattr(app, "suspend", suspend)
+        app.query_one("#steps").focus()
+        app.query_one(DetailPanel).show(Passage(id="t", text="Tomas Lind leads it.", source=str(note),
+                                                path="notes.md", section="Projects > Otter > Team"))
+        await pilot.press("o")
+        await pilot.pause()
+        assert resumed == [True]
+        assert any("Could not run nano: No such file or directory" in str(n.message) for n in app._notifications)
 
 
 async def test_settings_pick_the_collection_to_ask_within_and_the_index_lists_it(tmp_path):

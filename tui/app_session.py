@@ -91,8 +91,10 @@ class SessionKeys:
             return
         try:
             if plan.in_terminal:  # a terminal editor takes the screen until it exits
-                with self.suspend():
-                    subprocess.run(plan.command, check=False)
+                with self.suspend():  # which resumes the app only when its block ends without an error
+                    failed = _run_or_error(plan.command)
+                if failed is not None:
+                    raise failed
             else:
                 subprocess.Popen(plan.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
@@ -156,3 +158,14 @@ class SessionKeys:
         turns = self.query_one(StepTree).turns
         if node in turns and turns.index(node) < len(self.exchanges):
             self.show_turn_answer(turns.index(node))
+
+
+def _run_or_error(command: list[str]) -> OSError | None:
+    """Run a program in the terminal; its OSError returned, not raised (see action_open_source)."""
+    import subprocess
+
+    try:
+        subprocess.run(command, check=False)
+    except OSError as exc:
+        return exc
+    return None

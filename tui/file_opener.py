@@ -55,14 +55,15 @@ def heading_line(path: Path, section: str, text: str = "") -> int | None:
     return None
 
 
-def editor_command(path: Path, line: int, env: Mapping[str, str]) -> OpenPlan | None:
-    """$VISUAL (else $EDITOR) at `line`; None when neither is set."""
+def editor_command(path: Path, line: int, env: Mapping[str, str],
+                   which: Callable[[str], str | None] = shutil.which) -> OpenPlan | None:
+    """$VISUAL (else $EDITOR) at `line`; None when neither is set or the program is not there."""
     setting = (env.get("VISUAL") or env.get("EDITOR") or "").strip()
     try:
         editor = shlex.split(setting)
     except ValueError:
         return None
-    if not editor:
+    if not editor or not which(editor[0]):
         return None
     name = Path(editor[0]).name
     if name in _GOTO_EDITORS:
@@ -77,13 +78,16 @@ def plan_open(path: Path, passage: Passage, env: Mapping[str, str] | None = None
     which = which or shutil.which
     if path.suffix.lower() in TEXT_SUFFIXES:
         line = heading_line(path, passage.section, passage.text)
-        plan = editor_command(path, line, env) if line else None
+        plan = editor_command(path, line, env, which) if line else None
         if plan is not None:
             return plan
         command = open_command(path, None, which, platform)
         if command is None:
             return None
-        why = "set $EDITOR to open it at its heading" if line else "its heading was not found in the file"
+        editor = (env.get("VISUAL") or env.get("EDITOR") or "").strip()
+        why = ("its heading was not found in the file" if not line else
+               f"$EDITOR ({editor}) was not found; set it to an installed editor" if editor else
+               "set $EDITOR to open it at its heading")
         return OpenPlan(command, False, f"{command[0]} cannot jump to the heading ({why})" if passage.section
                         or line else "")
     command = open_command(path, passage.page, which, platform)
