@@ -14,7 +14,7 @@ from helpers.live_server import live_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "sentence_transformers", "transformers", "lancedb", "pyarrow", "llama_cpp", "onnxruntime",
-         "tokenizers", "textual", "fastapi", "uvicorn", "starlette")
+         "tokenizers", "textual", "fastapi", "uvicorn", "starlette", "httpx")
 # Runs the real entry point, then writes which HEAVY modules the command left imported.
 PROBE = """
 import json, os, sys
