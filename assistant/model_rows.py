@@ -29,14 +29,9 @@ def _embedder_row(settings) -> dict:
     from models.registry import embedder_path
 
     path = embedder_path(settings)
-    device = "cpu"
-    if settings.embedder_backend == "torch":
-        import torch
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
     name = path.name if settings.embedder else "all-MiniLM-L6-v2 (bundled)"  # its folder is just "model"
     return {"model": name, "file": str(path), "size": _size(path),
-            "backend": settings.embedder_backend, "device": device}
+            "backend": settings.embedder_backend, "device": "cpu"}  # models.embedder loads it on the CPU
 
 
 def _judge_row(settings) -> dict:
@@ -62,16 +57,18 @@ def _relevance_row(settings) -> dict:
     """Who judges passage relevance: the trained cross-encoder (shipped or configured), or the judge."""
     if settings.relevance_judge != "trained":
         return {"model": "the judge above", "setting": 'relevance_judge = "judge"'}
-    from models.registry import get_relevance_judge, relevance_judge_path
+    from models.judges.relevance import read_folder
+    from models.judges.t5_device import placement
+    from models.registry import relevance_judge_path
 
-    folder = relevance_judge_path(settings)
-    judge = get_relevance_judge(settings)
-    return {"model": f"trained cross-encoder ({judge.settings.get('name', folder.name)})", "file": str(folder),
-            "size": _size(folder), "backend": "onnxruntime int8", "device": judge.device,
+    # its files read, not the model loaded: listing should not pay for onnxruntime
+    folder, judge, selector = read_folder(relevance_judge_path(settings))
+    return {"model": f"trained cross-encoder ({judge.get('name', folder.name)})", "file": str(folder),
+            "size": _size(folder), "backend": "onnxruntime int8", "device": placement().device,
             # the bar the trace shows: the selector's when it ranks the pool (its scores are another scale)
-            "threshold": (f"{judge.selector.threshold:.3g} (the passage selector's score, which ranks the pool; "
-                          f"the judge alone: {judge.threshold:.3g})" if getattr(judge, "selector", None)
-                          else f"{judge.threshold:.3g}"),
+            "threshold": (f"{selector.threshold:.3g} (the passage selector's score, which ranks the pool; "
+                          f"the judge alone: {judge['threshold']:.3g})" if selector
+                          else f"{judge['threshold']:.3g}"),
             "reads": f"top {settings.min_passages}-{settings.max_passages} of a pool of {settings.pool}"}
 
 

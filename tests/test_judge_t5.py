@@ -284,10 +284,28 @@ def test_cuda_is_used_only_when_a_session_really_runs_on_it(monkeypatch, listed,
             raise session
         return _Session(session)
 
+    monkeypatch.setattr(t5_device, "_cuda_library_installed", lambda: True)  # as onnxruntime-gpu ships
     monkeypatch.setattr(ort, "get_available_providers", lambda: listed)
     monkeypatch.setattr(ort, "InferenceSession", fake_session)
     got_usable, got_reason = t5_device.probe_cuda()
     assert got_usable == usable and reason in got_reason
+
+
+def test_without_the_cuda_provider_library_onnxruntime_is_not_asked(monkeypatch):
+    import onnxruntime as ort
+
+    def asked():
+        raise AssertionError("onnxruntime was asked although no CUDA provider library is installed")
+
+    monkeypatch.setattr(t5_device, "_cuda_library_installed", lambda: False)
+    monkeypatch.setattr(ort, "get_available_providers", asked)
+    assert t5_device.probe_cuda() == (False, t5_device._NO_CUDA_PROVIDER)
+
+
+def test_the_cuda_provider_library_is_seen_where_onnxruntime_lists_cuda():
+    import onnxruntime as ort
+
+    assert t5_device._cuda_library_installed() == (t5_device.CUDA in ort.get_available_providers())
 
 
 def test_this_machine_gets_a_working_placement():

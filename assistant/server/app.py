@@ -149,7 +149,8 @@ def _preload(settings: Settings, context_factory) -> None:
     from assistant import service
 
     try:
-        service.prepare(settings, DEFAULT_STRATEGY, context_factory)
+        context = service.prepare(settings, DEFAULT_STRATEGY, context_factory)
+        getattr(context.judge, "name", None)  # the judge too, which a question loads on first use
     except AssistantError as exc:  # said again to each request that needs what is missing
         log.warning("models not preloaded: %s", exc)
 

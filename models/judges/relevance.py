@@ -65,6 +65,19 @@ def _read_settings(path: Path) -> dict:
     return {**settings, "threshold": threshold, "max_length": max_length, "head": head}
 
 
+def read_folder(folder: Path | str):
+    """(folder, settings, selector or None) checked, without loading the model: what `models list`
+    shows, and what the judge starts from."""
+    folder = check_folder(folder)
+    settings = _read_settings(folder / SETTINGS_FILE)
+    selector = None
+    if settings.get("selector"):  # judge.json names the second-stage selector when the folder ships one
+        from models.judges.passage_selector import PassageSelector
+
+        selector = PassageSelector(folder, settings["selector"])
+    return folder, settings, selector
+
+
 class RelevanceJudge:
     """score(question, passages) -> P(relevant) per passage, batched over the pool."""
 
@@ -77,8 +90,7 @@ class RelevanceJudge:
 
         from models.judges.t5_device import CPU, CUDA, placement
 
-        self.folder = check_folder(folder)
-        self.settings = _read_settings(self.folder / SETTINGS_FILE)
+        self.folder, self.settings, self.selector = read_folder(folder)
         self.batch_size = max(1, batch_size)
         try:
             self.tokenizer = Tokenizer.from_file(str(self.folder / TOKENIZER_FILE))
@@ -103,12 +115,6 @@ class RelevanceJudge:
         self.device = "cuda" if self.session.get_providers()[:1] == [CUDA] else "cpu"
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.name = f"{self.settings.get('name', self.folder.name)} ({self.device})"
-        # judge.json names the second-stage selector when the folder ships one; then it must load
-        self.selector = None
-        if self.settings.get("selector"):
-            from models.judges.passage_selector import PassageSelector
-
-            self.selector = PassageSelector(self.folder, self.settings["selector"])
 
     @property
     def threshold(self) -> float:

@@ -7,7 +7,9 @@ the only trustworthy test is to create a session on CUDA and check what it actua
 from __future__ import annotations
 
 import functools
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -33,12 +35,25 @@ def _probe_model_bytes() -> bytes:
     return model.SerializeToString()
 
 
+_NO_CUDA_PROVIDER = "onnxruntime has no CUDA provider (install onnxruntime-gpu for GPU)"
+
+
+def _cuda_library_installed() -> bool:
+    """Whether the installed onnxruntime ships its CUDA provider library (onnxruntime-gpu does,
+    the CPU build does not): said from the files, since importing onnxruntime costs ~0.3 s."""
+    spec = importlib.util.find_spec("onnxruntime")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    return any(any((Path(folder) / "capi").glob("*onnxruntime_providers_cuda*")) for folder in folders)
+
+
 def probe_cuda() -> tuple[bool, str]:
     """(usable, reason): True only if a session created on CUDA really runs on CUDA."""
+    if not _cuda_library_installed():
+        return False, _NO_CUDA_PROVIDER
     import onnxruntime as ort
 
     if CUDA not in ort.get_available_providers():
-        return False, "onnxruntime has no CUDA provider (install onnxruntime-gpu for GPU)"
+        return False, _NO_CUDA_PROVIDER
     try:
         options = ort.SessionOptions()
         options.log_severity_level = 4  # the fallback warning is expected here, not news
