@@ -32,6 +32,7 @@ from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
+from ..chain_read import chain_read_set
 from ..details import PipelineStage
 from ..events import Note
 from ..hops import add_new, follow_hops, is_unknown
@@ -54,6 +55,7 @@ class DefaultPipeline(Strategy):
         hop: Literal["auto", "always", "never"] = "auto"
         hop_read: Literal["union", "first"] = "union"
         hop_facts: bool = False
+        chain: bool = False  # the read set picked hop by hop (assistant/chain_read.py), in hop order
         refine: bool = True
         keep: KeepRule = "prob"
         # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
@@ -124,7 +126,10 @@ class DefaultPipeline(Strategy):
         judged = self.opts.relevance and ctx.relevance is not None
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
         if judged and passages:
-            return (yield from judge_pool(ctx, question, passages, parent=parent))
+            ranking = yield from judge_pool(ctx, question, passages, parent=parent)
+            if self.opts.chain:
+                ranking = yield from chain_read_set(ctx, question, ranking, parent=parent)
+            return ranking
         return Ranked(kept=list(passages), above_threshold=len(passages))
 
     def _sufficient(self, ranking: Ranked, ctx: RunContext) -> bool | None:

@@ -109,6 +109,12 @@ class RelevanceJudge:
             from models.judges.passage_selector import PassageSelector
 
             self.selector = PassageSelector(self.folder, self.settings["selector"])
+        # and the chain scorer (the read set picked hop by hop) when it ships one
+        self.chain = None
+        if self.settings.get("chain"):
+            from models.judges.chain_scorer import ChainScorer
+
+            self.chain = ChainScorer(self.folder, self.settings["chain"])
 
     @property
     def threshold(self) -> float:
