@@ -69,17 +69,18 @@ def judge_folder(tmp_path):
     return folder
 
 
-def run(folder, chain: bool):
+def run(folder, chain: bool, hop: str = "never"):
     prompts = []
 
     def answer(prompt):
         prompts.append(prompt)
         return "G. Stanley Hall"
 
-    ctx = make_context(reader=FakeReader(answer), judge=FakeJudge(), retriever=HopRetriever(),
+    subs = {QUESTION: ["Who publishes Journal of Psychotherapy Integration?", "Who was that publisher's first leader?"]}
+    ctx = make_context(reader=FakeReader(answer), judge=FakeJudge(decompose=subs), retriever=HopRetriever(),
                        pool=3, max_passages=2, min_passages=2)
     ctx.relevance = RelevanceJudge(folder, n_threads=1)
-    spec = f"default:self_knowledge=false,hop=never,refine=false,ground=false,chain={str(chain).lower()}"
+    spec = f"default:self_knowledge=false,hop={hop},refine=false,ground=false,chain={str(chain).lower()}"
     return list(run_question(QUESTION, spec, ctx)), prompts, ctx.retriever
 
 
@@ -118,3 +119,11 @@ def test_a_damaged_chain_file_is_one_clear_error(judge_folder):
     (judge_folder / "chain.json").write_text("{broken", encoding="utf-8")
     with pytest.raises(ModelError, match="chain scorer file .* unreadable"):
         RelevanceJudge(judge_folder, n_threads=1)
+
+
+def test_after_the_missing_hop_the_union_read_set_is_picked_as_a_chain_too(judge_folder):
+    events, prompts, _ = run(judge_folder, chain=True, hop="always")
+    chains = [e for e in events if isinstance(e, ChainSelected)]
+    assert len(chains) == 2  # the first hop's read set, then the one after the sub-questions
+    assert [h.id for h in chains[1].hops][:2] == ["a", "b"] and len(chains[1].hops) == 3  # the union reads 3 of 3
+    assert events[-1].passages_read == [h.id for h in chains[1].hops]

@@ -10,6 +10,9 @@ then ReFeed's check of the answer against a fresh search.
    earlier sub-answers filled in; then everything any search found goes into one pool, ranked by
    the judge against the question itself, and the final answer reads its top passages
    (hop_read=union; hop_read=first: the first hop's top 3 and each sub-question's new top 2).
+   With chain=true both read sets are picked hop by hop instead (assistant/chain_read.py: each next
+   passage given those kept, after a search with the question plus the kept passage) and read in
+   hop order.
    The (sub-question, sub-answer) pairs go into that prompt only with hop_facts=true: on training
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
@@ -25,7 +28,7 @@ an option, so each has its ablation row (EVALUATION.md).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from models.errors import BudgetExceeded
@@ -163,6 +166,9 @@ class DefaultPipeline(Strategy):
         if union:
             everything = yield from judge_union(ctx, question, ranking, hops.searches, parent=stage.step)
             passages = everything.pool[:UNION_READ]
+            if self.opts.chain:  # the same number, picked hop by hop from everything found
+                chained = yield from chain_read_set(ctx, question, replace(everything, kept=passages), stage.step)
+                passages = chained.kept
         else:
             passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
         facts = hops.pairs if self.opts.hop_facts else ()
