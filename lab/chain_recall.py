@@ -206,6 +206,16 @@ def main() -> None:
     print("| --- |" + " --- |" * len(columns))
     for label, row in table.items():
         print(f"| {label} | " + " | ".join(f"{100 * np.mean(row[g]):.1f}%" for g in columns) + " |")
+    baseline = "selector, out of fold (baseline)"
+    print(f"\n| paired against the {baseline}: questions won / lost | " + " | ".join(columns) + " |")
+    print("| --- |" + " --- |" * len(columns))
+    for label, row in table.items():
+        if not label.startswith("chain") or not label.endswith(("top-3", "top-5")):
+            continue
+        base = table[f"{baseline} top-{label.rsplit('top-', 1)[1]}"]
+        cells = [f"{sum(a and not b for a, b in zip(row[g], base[g]))} / "
+                 f"{sum(b and not a for a, b in zip(row[g], base[g]))}" for g in columns]
+        print(f"| {label} | " + " | ".join(cells) + " |")
     print(f"\nhop searches made: {hops.searched} (cached: {len(hops.found)})")
 
     if args.write:

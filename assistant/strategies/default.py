@@ -58,7 +58,7 @@ class DefaultPipeline(Strategy):
         hop: Literal["auto", "always", "never"] = "auto"
         hop_read: Literal["union", "first"] = "union"
         hop_facts: bool = False
-        chain: bool = False  # the read set picked hop by hop (assistant/chain_read.py), in hop order
+        chain: bool = True  # the read set picked hop by hop (assistant/chain_read.py), in hop order
         refine: bool = True
         keep: KeepRule = "prob"
         # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
