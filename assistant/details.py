@@ -154,3 +154,27 @@ class QuestionRewritten(Detail):
     kind: ClassVar[str] = "conversation.rewrite"
     question: str = ""  # as asked
     standalone: str = ""
+
+
+@dataclass
+class ChainHop:
+    """One passage of the read set as the chain selector picked it."""
+
+    id: str = ""
+    title: str = ""
+    hop: int = 0  # its place in the chain (the answer prompt's order)
+    found_by: str = ""  # "pool" or "hop N search" (the question plus hop N's passage)
+    bridge: str = ""  # the kept passage's title it names or is named by, if any
+    score: float = 0.0  # the chain scorer's probability when picked
+    in_chain: bool = True  # False: picked after the chain looked complete, to fill the read budget
+
+
+@register_detail
+@dataclass
+class ChainSelected(Detail):
+    """The default pipeline's read set chosen as a chain (assistant/chain_read.py): which hop found what."""
+
+    kind: ClassVar[str] = "chain.selected"
+    hops: list[ChainHop] = field(default_factory=list)
+    searches: int = 0  # hop searches made (no reader call)
+    NESTED: ClassVar[dict[str, type]] = {"hops": ChainHop}

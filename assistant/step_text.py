@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .citations import normalise
-from .details import (PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
+from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory)
 from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
@@ -214,6 +214,8 @@ class StepNarrator:
         if isinstance(e, Reranked):
             kept = ", ".join(self.name_of(pid) for pid in e.kept)
             return f"Reranked {len(e.before)} passages; reading {kept}"
+        if isinstance(e, ChainSelected):
+            return chain_line(e)
         return short(e.summary, 120)
 
     def _decision(self, e: RefeedDecision) -> str:
@@ -238,3 +240,15 @@ class StepNarrator:
         self.revised = False
         return (f"{checked}; kept the draft because the reader is surer of it "
                 f"(confidence {p_old:.2f} > {p_new:.2f} for “{short(refined.text, 40)}”)")
+
+
+def chain_line(e: ChainSelected) -> str:
+    """"Read as a chain: hop 1 “A” (search); hop 2 “B” (named in “A”, hop 1 search); then “C”"."""
+    hops = []
+    for h in e.hops:
+        how = [f"linked to “{short(h.bridge, 40)}”"] if h.bridge else []
+        how.append("the first search" if h.found_by == "pool" else f"the {h.found_by}")
+        name = f"“{short(h.title, 50)}”"
+        hops.append(f"hop {h.hop} {name} ({', '.join(how)})" if h.in_chain else f"then {name}")
+    searched = f" after {e.searches} hop search{'es' * (e.searches != 1)}" if e.searches else ""
+    return f"Read as a chain{searched}: " + "; ".join(hops)

@@ -10,6 +10,9 @@ then ReFeed's check of the answer against a fresh search.
    earlier sub-answers filled in; then everything any search found goes into one pool, ranked by
    the judge against the question itself, and the final answer reads its top passages
    (hop_read=union; hop_read=first: the first hop's top 3 and each sub-question's new top 2).
+   With chain=true both read sets are picked hop by hop instead (assistant/chain_read.py: each next
+   passage given those kept, after a search with the question plus the kept passage) and read in
+   hop order.
    The (sub-question, sub-answer) pairs go into that prompt only with hop_facts=true: on training
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
@@ -25,13 +28,14 @@ an option, so each has its ablation row (EVALUATION.md).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from models.errors import BudgetExceeded
 
 from .. import prompts
 from ..context import Result, RunContext
+from ..chain_read import chain_read_set
 from ..details import PipelineStage
 from ..events import Note
 from ..hops import add_new, follow_hops, is_unknown
@@ -54,6 +58,7 @@ class DefaultPipeline(Strategy):
         hop: Literal["auto", "always", "never"] = "auto"
         hop_read: Literal["union", "first"] = "union"
         hop_facts: bool = False
+        chain: bool = True  # the read set picked hop by hop (assistant/chain_read.py), in hop order
         refine: bool = True
         keep: KeepRule = "prob"
         # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
@@ -124,7 +129,10 @@ class DefaultPipeline(Strategy):
         judged = self.opts.relevance and ctx.relevance is not None
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
         if judged and passages:
-            return (yield from judge_pool(ctx, question, passages, parent=parent))
+            ranking = yield from judge_pool(ctx, question, passages, parent=parent)
+            if self.opts.chain:
+                ranking = yield from chain_read_set(ctx, question, ranking, parent=parent)
+            return ranking
         return Ranked(kept=list(passages), above_threshold=len(passages))
 
     def _sufficient(self, ranking: Ranked, ctx: RunContext) -> bool | None:
@@ -158,6 +166,9 @@ class DefaultPipeline(Strategy):
         if union:
             everything = yield from judge_union(ctx, question, ranking, hops.searches, parent=stage.step)
             passages = everything.pool[:UNION_READ]
+            if self.opts.chain:  # the same number, picked hop by hop from everything found
+                chained = yield from chain_read_set(ctx, question, replace(everything, kept=passages), stage.step)
+                passages = chained.kept
         else:
             passages = add_new(list(ranking.kept[:FIRST_HOP_CARRIED]), hops.passages)
         facts = hops.pairs if self.opts.hop_facts else ()

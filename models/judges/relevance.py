@@ -115,6 +115,12 @@ class RelevanceJudge:
         self.device = "cuda" if self.session.get_providers()[:1] == [CUDA] else "cpu"
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.name = f"{self.settings.get('name', self.folder.name)} ({self.device})"
+        # and the chain scorer (the read set picked hop by hop) when the folder ships one
+        self.chain = None
+        if self.settings.get("chain"):
+            from models.judges.chain_scorer import ChainScorer
+
+            self.chain = ChainScorer(self.folder, self.settings["chain"])
 
     @property
     def threshold(self) -> float:
