@@ -1,4 +1,4 @@
-"""Sentence embeddings with sentence-transformers, loaded from a local folder, offline."""
+"""Sentence embeddings with sentence-transformers (torch or int8 ONNX), loaded from a local folder, offline."""
 from __future__ import annotations
 
 import contextlib
@@ -14,7 +14,7 @@ import numpy as np
 
 from models.errors import ModelError
 
-BACKENDS = ("torch", "onnx")
+from models.config import EMBEDDER_BACKENDS as BACKENDS
 _GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
 
 
@@ -30,16 +30,19 @@ def model_name(path: Path) -> str:
 class Embedder:
     """Normalised embeddings (cosine = dot product), batched.
 
-    backend "torch" is the default; "onnx" uses an int8-quantised ONNX export of the same
-    model. The model folder may already hold one (onnx/model_q*.onnx); otherwise it is exported
+    backend "onnx" (the default) uses an int8-quantised ONNX export of the model, run by
+    onnxruntime on every core; "torch" runs the model as it is (3x slower on a CPU, the same
+    search results within a point: EVALUATION.md "Indexing speed"). The model folder may already hold one (onnx/model_q*.onnx); otherwise it is exported
     once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
     folder lives inside the installation and should stay as installed.
     """
 
-    def __init__(self, path: Path, backend: str = "torch", batch_size: int = 64,
+    def __init__(self, path: Path, backend: str = "onnx", batch_size: int = 64,
                  onnx_cache: Path | None = None):
         if backend not in BACKENDS:
             raise ModelError(f"unknown embedder backend '{backend}' (use one of: {', '.join(BACKENDS)})")
+        if backend == "model2vec":
+            raise ValueError("the model2vec backend is a StaticEmbedder: use models.registry.load_embedder")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.path = Path(path)
@@ -53,7 +56,8 @@ class Embedder:
             folder = self.path
             if backend == "onnx":
                 folder, file_name = onnx_model(self.path, onnx_cache)
-                kwargs.update(backend="onnx", model_kwargs={"file_name": file_name})
+                kwargs.update(backend="onnx", model_kwargs={"file_name": file_name,
+                                                            "session_options": _session_options()})
             self.model = SentenceTransformer(str(folder), **kwargs)
         except ModelError:
             raise
@@ -80,6 +84,21 @@ class Embedder:
             convert_to_numpy=True, show_progress_bar=False,
         )
         return vectors.astype(np.float32, copy=False)
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _session_options():
+    """onnxruntime on every core this process may use; one pool of threads (no inter-op pool:
+    a sentence encoder's graph is a chain, and a second pool only competes with the first)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = cores()
+    options.inter_op_num_threads = 1
+    return options
 
 
 def _quantized_file(folder: Path) -> str | None:
