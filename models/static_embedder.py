@@ -35,6 +35,10 @@ class StaticEmbedder:
     from `path` into `cache` (default <data dir>/models) on first use."""
 
     backend = BACKEND
+    # Passages per committed batch and per encode call (index_builder/pipeline.py): at thousands a
+    # second, the transformer's 256 and 16 would spend most of the time in Lance commits and calls.
+    batch_passages = 4096
+    slice_passages = 512
 
     def __init__(self, path: Path, cache: Path | None = None, pca_dims: int = PCA_DIMS):
         from models.embedder import model_name
