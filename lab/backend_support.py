@@ -68,6 +68,8 @@ def run(args) -> None:
     judge = RelevanceJudge(shipped_judge_path(), n_threads=settings.n_threads)
     result = {"backend": args.backend, "model_id": embedder.model_id, "sets": {}}
     for name, questions in report_questions(data).items():
+        if args.sets and name not in args.sets.split(","):
+            continue
         started = time.perf_counter()
         index, passages = build_dataset_corpus(data / REPORT_FILES[name].path, settings.data_dir, embedder)
         built = time.perf_counter() - started
@@ -86,6 +88,8 @@ def compare(paths: list[Path]) -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for r in runs:
         for name, s in r["sets"].items():
+            if name not in base["sets"]:
+                continue
             qs, ref = s["questions"], base["sets"][name]["questions"]
             n = len(qs)
             pool = sum(all_found(q["pool"], set(q["support"]), POOL) for q in qs)
@@ -100,6 +104,7 @@ def main() -> None:
     parser.add_argument("--backend", default="onnx")
     parser.add_argument("--data-dir", type=Path, help="where the backend's pooled corpora are (built when missing)")
     parser.add_argument("--out", type=Path, help="per-question read sets (JSON)")
+    parser.add_argument("--sets", default="", help="only these report sets (HotpotQA,MuSiQue; default both)")
     parser.add_argument("--compare", type=Path, nargs="+", help="runs' JSON files, the baseline first")
     args = parser.parse_args()
     if args.compare:
