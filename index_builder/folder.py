@@ -122,7 +122,7 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
     known = store.documents_of(source)
     current: set[str] = set()  # files whose passages are (now) in the index
     touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
-    progress = Progress(total_files=len(files))
+    progress = Progress(total_files=len(files), total_work=sum(stat.st_size for _, _, stat in files))
 
     def changed_documents() -> Iterator[Document]:
         for rel, path, stat in files:
@@ -133,22 +133,27 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
             if record and record.size == stat.st_size and record.mtime == stat.st_mtime:
                 summary.unchanged += 1
                 current.add(rel)
+                progress.total_work -= stat.st_size  # no work: the ETA leaves it out
                 continue
             try:
                 data, mtime = read_snapshot(path)
             except OSError as exc:
                 summary.skipped.append((rel, f"cannot read: {exc.strerror}"))
+                progress.total_work -= stat.st_size
                 continue
+            progress.total_work += len(data) - stat.st_size  # what is embedded: the bytes read
             digest = content_hash(data)
             if record and record.content_hash == digest and record.size == len(data):
                 summary.unchanged += 1
                 current.add(rel)
                 touched[record.doc_id] = mtime
+                progress.total_work -= len(data)
                 continue
             try:
                 extracted = extract(path, data)
             except Unreadable as exc:
                 summary.skipped.append((rel, safe_name(str(exc))))
+                progress.total_work -= len(data)
                 continue
             # size and mtime are those of the bytes read, so an unchanged file matches them next time
             doc = Document(source=source, path=rel, title=extracted.title, sections=extracted.sections,

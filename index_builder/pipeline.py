@@ -1,6 +1,7 @@
 """Embed and write documents to the index in batches, reporting progress, cancellable."""
 from __future__ import annotations
 
+import contextlib
 from typing import Iterable
 
 from models.errors import Cancelled
@@ -8,11 +9,14 @@ from models.errors import Cancelled
 from .chunking import Chunk, bounded_heading
 from .documents import Document, passage_id
 from .names import valid_text
+from .prefetch import with_passages
 from .progress import Progress, ProgressCallback, StopCheck
 from .store import DocumentRecord, IndexStore
 
 EMBED_BATCH_PASSAGES = 256
 EMBED_SLICE = 16  # passages embedded between two looks at should_stop (~0.2 s on one slow core)
+# A static embedder (model2vec) embeds thousands of passages a second: with 256 a batch the
+# Lance commits (~50 ms each) would take a third of the time. Its own sizes, when it has them.
 STAGING_SUFFIX = "~new"  # doc id suffix of a replacing large document's passages until it is complete
 
 
@@ -73,7 +77,7 @@ class _Batches:
 
     @property
     def full(self) -> bool:
-        return len(self.items) >= EMBED_BATCH_PASSAGES
+        return len(self.items) >= (getattr(self.embedder, "batch_passages", None) or EMBED_BATCH_PASSAGES)
 
     def flush(self, open_doc: Document | None = None) -> None:
         """Embed and write what is pending; `open_doc` has more passages still to come."""
@@ -93,6 +97,7 @@ class _Batches:
             self.open[doc_id] = doc_id + STAGING_SUFFIX if open_doc.replaces else doc_id
         rows = [passage_row(d, n, c, v, self.open.get(d.doc_id)) for (d, n, c), v in zip(self.items, vectors)]
         records = [document_record(d, count) for d, count in self.complete]
+        committed_bytes = sum(d.size for d, _ in self.complete)
         for doc_id, staged in promote:  # the old version goes only now, then the new one takes its id
             self.store.remove_documents([doc_id])
             self.store.rename_doc_id(staged, doc_id)
@@ -100,6 +105,7 @@ class _Batches:
         self.store.write_batch(rows, records, replace=replace)
         self.written += len(rows)
         self.progress.passages_done += len(rows)
+        self.progress.work_done += committed_bytes
         if self.on_progress:
             self.on_progress(self.progress)
         self.items, self.complete = [], []
@@ -108,10 +114,11 @@ class _Batches:
         """Vectors of `texts`, a slice at a time: a batch of 256 took 30-45 s on one slow core,
         and Ctrl-C waited for it. Stopped, Cancelled is raised before anything is written."""
         vectors: list = []
-        for start in range(0, len(texts), EMBED_SLICE):
+        step = getattr(self.embedder, "slice_passages", None) or EMBED_SLICE
+        for start in range(0, len(texts), step):
             if self.should_stop and self.should_stop():
                 raise Cancelled()
-            vectors.extend(self.embedder.encode(texts[start:start + EMBED_SLICE]))
+            vectors.extend(self.embedder.encode(texts[start:start + step]))
         return vectors
 
     def discard(self) -> None:
@@ -144,28 +151,28 @@ def write_documents(
     """
     progress = progress or Progress()
     batches = _Batches(store, embedder, progress, on_progress, should_stop)
-    documents = iter(documents)
-    try:
-        while True:
-            if should_stop and should_stop():  # before the next document is extracted
-                raise Cancelled()
-            doc = next(documents, None)
-            if doc is None:
-                break
-            progress.current = doc.path
-            count = 0
-            for chunk in doc.passages():
-                batches.items.append((doc, count, chunk))
-                count += 1
+    # Read, extracted and chunked on a producer thread while this one embeds and writes.
+    with contextlib.closing(with_passages(documents)) as made:
+        try:
+            while True:
+                if should_stop and should_stop():  # before the next document is taken
+                    raise Cancelled()
+                item = next(made, None)
+                if item is None:
+                    break
+                doc, passages = item
+                progress.current = doc.path
+                for count, chunk in enumerate(passages):
+                    batches.items.append((doc, count, chunk))
+                    if batches.full:
+                        batches.flush(open_doc=doc)
+                batches.complete.append((doc, len(passages)))
                 if batches.full:
-                    batches.flush(open_doc=doc)
-            batches.complete.append((doc, count))
-            if batches.full:
-                batches.flush()
-        batches.flush()
-    except Cancelled:
-        batches.discard()
-        raise
+                    batches.flush()
+            batches.flush()
+        except Cancelled:
+            batches.discard()
+            raise
     if should_stop and should_stop():  # all written, but the caller's closing steps (removals) are not done
         raise Cancelled()
     return batches.written

@@ -16,7 +16,10 @@ class Progress:
     """What a progress bar needs; `total_files` is None while still unknown.
 
     Sources of unknown length (a Wikipedia dump) report `bytes_done` / `total_bytes` instead,
-    and the ETA is taken from those.
+    and the ETA is taken from those. A folder's ETA is taken from its work: `total_work` is the
+    bytes of the files still to embed (an unchanged or skipped file leaves it as it is found),
+    `work_done` the bytes of the files whose passages are committed. Files are read ahead of the
+    embedder, and unchanged ones cost nothing, so counting files looked at would promise too soon.
     """
 
     files_done: int = 0  # files (or articles) looked at, whether embedded, unchanged or skipped
@@ -26,6 +29,8 @@ class Progress:
     current: str = ""
     bytes_done: int = 0
     total_bytes: int | None = None
+    total_work: int | None = None
+    work_done: int = 0
 
     @property
     def elapsed(self) -> float:
@@ -41,12 +46,16 @@ class Progress:
 
     @property
     def eta_seconds(self) -> float | None:
+        """Seconds left at the rate so far; None while nothing is committed (no honest guess)."""
+        if self.total_work is not None:
+            if not self.work_done:
+                return None
+            return max(0, self.total_work - self.work_done) * self.elapsed / self.work_done
         if self.total_bytes and self.bytes_done:
             return (self.total_bytes - self.bytes_done) * self.elapsed / self.bytes_done
         if not self.total_files or not self.files_done:
             return None
         return (self.total_files - self.files_done) / self.files_per_second
-
 
     def report(self, on_progress: ProgressCallback | None, every: float = 0.2) -> None:
         """Call on_progress at most every `every` seconds (for loops that do no embedding)."""

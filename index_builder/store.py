@@ -24,6 +24,7 @@ import weakref
 from pathlib import Path
 
 from models.errors import IndexDamaged, IndexPathError, IndexRepairable, IndexUnusable, NoIndex
+from models.static_embedder import backend_hint
 
 from . import lock
 from .store_errors import guarded, translate
@@ -126,8 +127,8 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
                 self._model_id_upgrade = embedding_model
                 return
             raise IndexUnusable(
-                f"index {self.path} was built with embedding model {recorded}, not {embedding_model}; "
-                "use the same model or build a new index with --index"
+                f"index {self.path} was built with embedding model {recorded}, not {embedding_model}"
+                f"{backend_hint(recorded, embedding_model)}; use the same model or build a new index with --index"
             )
 
     # -- writing: one writer at a time ---------------------------------------------------

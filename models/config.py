@@ -27,6 +27,11 @@ APP_NAME = "offline-assistant"
 JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
+# How passages become vectors: the bundled MiniLM as int8 ONNX (the default), as torch (the same
+# vectors within a cosine of 0.99, 3x slower on a CPU), or a static model2vec table distilled from it
+# (many times faster, lower retrieval quality; its own kind of vector: another index identity).
+EmbedderBackend = Literal["onnx", "torch", "model2vec"]
+EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
 RELEVANCE_JUDGE_KINDS: tuple[str, ...] = get_args(RelevanceJudgeKind)
 
 
@@ -69,7 +74,7 @@ class Settings:
     index: Path | None = None  # LanceDB folder; default: <data_dir>/index
     reader: Path | None = None  # GGUF file; default: the bundled SmolLM2
     embedder: Path | None = None  # sentence-transformers folder; default: bundled MiniLM
-    embedder_backend: str = field(default="torch", metadata=_one_of("torch", "onnx"))  # onnx: int8, opt-in
+    embedder_backend: EmbedderBackend = field(default="torch", metadata=_one_of(*EMBEDDER_BACKENDS))
     judge: JudgeKind = field(default="reader", metadata=_one_of(*JUDGE_KINDS))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
     # Who judges passage relevance: the trained judge that ships with the package (its passage

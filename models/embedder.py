@@ -15,7 +15,7 @@ import numpy as np
 from models import query_encoder
 from models.errors import ModelError
 
-BACKENDS = ("torch", "onnx")
+from models.config import EMBEDDER_BACKENDS as BACKENDS
 QUESTION_CHARS = 400  # a longer single text goes to sentence-transformers (numpy: ~0.1 s per 100 tokens)
 _GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
 
@@ -32,8 +32,11 @@ def model_name(path: Path) -> str:
 class Embedder:
     """Normalised embeddings (cosine = dot product), batched.
 
-    backend "torch" is the default; "onnx" uses an int8-quantised ONNX export of the same
-    model. The model folder may already hold one (onnx/model_q*.onnx); otherwise it is exported
+    backend "torch" (the default) runs the model as it is, and a single question in numpy (no torch
+    import: see models/query_encoder.py); "onnx" uses an int8-quantised ONNX export run by
+    onnxruntime on every core (1.6-3x faster indexing on a CPU, the same pool recall: EVALUATION.md
+    "Indexing speed"; not the default until its questions skip torch as well and its answers are
+    checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
     once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
     folder lives inside the installation and should stay as installed.
     """
@@ -42,6 +45,8 @@ class Embedder:
                  onnx_cache: Path | None = None):
         if backend not in BACKENDS:
             raise ModelError(f"unknown embedder backend '{backend}' (use one of: {', '.join(BACKENDS)})")
+        if backend == "model2vec":
+            raise ValueError("the model2vec backend is a StaticEmbedder: use models.registry.load_embedder")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.path = Path(path)
@@ -74,7 +79,8 @@ class Embedder:
             folder = self.path
             if self.backend == "onnx":
                 folder, file_name = onnx_model(self.path, self.onnx_cache)
-                kwargs.update(backend="onnx", model_kwargs={"file_name": file_name})
+                kwargs.update(backend="onnx", model_kwargs={"file_name": file_name,
+                                                            "session_options": _session_options()})
             return SentenceTransformer(str(folder), **kwargs)
         except ModelError:
             raise
@@ -103,6 +109,21 @@ class Embedder:
             convert_to_numpy=True, show_progress_bar=False,
         )
         return vectors.astype(np.float32, copy=False)
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _session_options():
+    """onnxruntime on every core this process may use; one pool of threads (no inter-op pool:
+    a sentence encoder's graph is a chain, and a second pool only competes with the first)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = cores()
+    options.inter_op_num_threads = 1
+    return options
 
 
 def _quantized_file(folder: Path) -> str | None:

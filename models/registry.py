@@ -109,13 +109,22 @@ def get_reader(settings: Settings):
     return shared(key, load)
 
 
-def get_embedder(settings: Settings):
+def load_embedder(path: Path, backend: str, cache: Path | None = None):
+    """The embedder of `backend`: an Embedder (onnx, torch), or the static model2vec one distilled
+    from `path`. `cache` holds what is made from the model on first use (the ONNX export, the table)."""
+    if backend == "model2vec":
+        from models.static_embedder import StaticEmbedder
+
+        return StaticEmbedder(path, cache)
     from models.embedder import Embedder
 
+    return Embedder(path, backend=backend, onnx_cache=cache)
+
+
+def get_embedder(settings: Settings):
     path = embedder_path(settings)
     key = ("embedder", str(path), settings.embedder_backend)
-    return shared(key, lambda: Embedder(path, backend=settings.embedder_backend,
-                                        onnx_cache=Path(settings.data_dir) / "models"))
+    return shared(key, lambda: load_embedder(path, settings.embedder_backend, Path(settings.data_dir) / "models"))
 
 
 def get_judge(settings: Settings):

@@ -26,11 +26,10 @@ def plan(kind: str, path: Path, address: str, limit: int | None = None) -> list[
 
 def embedder_factory(settings):
     """What each worker calls to load the configured embedder (a picklable partial)."""
-    from models.embedder import Embedder
-    from models.registry import embedder_path
+    from models.registry import embedder_path, load_embedder
 
-    return functools.partial(Embedder, embedder_path(settings), backend=settings.embedder_backend,
-                             onnx_cache=Path(settings.data_dir) / "models")
+    return functools.partial(load_embedder, embedder_path(settings), settings.embedder_backend,
+                             Path(settings.data_dir) / "models")
 
 
 def build(store: IndexStore, settings, parts: list[Part], address: str,

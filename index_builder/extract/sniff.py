@@ -3,7 +3,6 @@ decoded text that is mostly control characters (binary data that happens to deco
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # Leading bytes of common binary formats: a photo or archive renamed .txt or .html is no text.
 SIGNATURES = (
@@ -15,7 +14,10 @@ SIGNATURES = (
 )
 _SAMPLE_CHARS = 64 * 1024
 MAX_CONTROL_SHARE = 0.05  # logs with a few colour codes pass; binary data has ~12% below 0x20
-_TEXT_CONTROLS = set("\t\n\r\f\v")
+# Unicode category Cc (C0 and C1 controls) less tab, newline, vertical tab, form feed and return,
+# plus U+FFFD; one regex pass is 10x faster than a category look-up per character, and this ran
+# on every file: a third of the indexer's own time before embedding.
+_BAD_CHARS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
 
 
 def binary_kind(data: bytes) -> str:
@@ -34,7 +36,7 @@ def control_share(text: str) -> float:
     sample = _ANSI_CSI.sub("", text[:_SAMPLE_CHARS])
     if not sample:
         return 0.0
-    bad = sum(1 for ch in sample if ch == "\ufffd" or (ch not in _TEXT_CONTROLS and unicodedata.category(ch) == "Cc"))
+    bad = len(_BAD_CHARS.findall(sample))
     if bad < 2:  # one stray control (a bell in a short note) is no sign of binary data
         return 0.0
     return bad / len(sample)
