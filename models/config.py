@@ -30,7 +30,7 @@ JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
 # How passages become vectors: the bundled MiniLM as int8 ONNX (the default), as torch (the same
 # vectors within a cosine of 0.99, 3x slower on a CPU), or a static model2vec table distilled from it
 # (many times faster, lower retrieval quality; its own kind of vector: another index identity).
-EmbedderBackend = Literal["onnx", "torch", "model2vec"]
+EmbedderBackend = Literal["torch", "onnx", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
 RELEVANCE_JUDGE_KINDS: tuple[str, ...] = get_args(RelevanceJudgeKind)
 
