@@ -45,6 +45,7 @@ class ClaimSet:
     claim: str
     passages: list[tuple[str, str]]  # (title, text) as read
     labels: dict[int, int]
+    kind: str = "answer"  # "answer" (the gold answer, alone or as a sentence), "other answer" or "planted"
 
 
 def _contains(paragraph: Text, claim: Text) -> bool:
@@ -74,7 +75,7 @@ def question_sets(question, rng: random.Random, other_answers: list[str]):
         spans = [s for s in SPAN.findall(paragraph.text) if normalise(s) and normalise(s) not in normalise(answer)
                  and normalise(answer) not in normalise(s)]
         for wrong in rng.sample(spans, min(SPAN_NEGATIVES, len(spans))) + [rng.choice(other_answers)]:
-            sets.append(ClaimSet(wrong, read, {i: 0}))
+            sets.append(ClaimSet(wrong, read, {i: 0}, "other answer"))
     sets += planted_negatives(answer, paragraphs, holds, rng)
     support = [t for (t, _), h in zip(paragraphs, holds) if h]
     if yes_no:
@@ -101,7 +102,7 @@ def planted_negatives(answer: str, paragraphs, holds, rng: random.Random) -> lis
             continue
         read = [(p.title, p.text) for _, p in paragraphs]
         read[i] = (paragraph.title, paragraph.text.replace(rng.choice(spans), answer, 1))
-        sets.append(ClaimSet(answer, read, {i: 0}))
+        sets.append(ClaimSet(answer, read, {i: 0}, "planted"))
     return sets
 
 

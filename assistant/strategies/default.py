@@ -57,10 +57,12 @@ class DefaultPipeline(Strategy):
         refine: bool = True
         keep: KeepRule = "prob"
         # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
-        # "not in your documents"; allow answers from the reader's memory (labelled as such)
+        # "not in your documents"; allow answers from the reader's memory (labelled as such); the
+        # check also reads claim and passage together with its small cross-encoder
         ground: bool = True
         honest: bool = True
         memory: bool = True
+        encoder: bool = True
 
     name = "default"
 
@@ -75,7 +77,7 @@ class DefaultPipeline(Strategy):
 
     @property
     def grounding(self) -> tuple[bool, bool] | None:
-        return (True, self.opts.honest) if self.opts.ground else None
+        return (self.opts.honest, self.opts.encoder) if self.opts.ground else None
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
