@@ -4,7 +4,8 @@ the trees that read its score (the claim_encoder model of grounding.json).
 Questions split as grounding_encoder_train's (encoder's / trees' / held out, by a hash of their id).
 Rows: grounding_train's claim sets (every paragraph with the gold answer alone and as a sentence,
 another question's answer against the supporting paragraph, the answer planted in another
-paragraph). Compared on the held-out questions, each with a threshold set on the trees' questions
+paragraph), each narrowed to the passages a reader would read (`narrowed`: the supporting ones,
+then those sharing the most of the question's words, READ in all). Compared on the held-out questions, each with a threshold set on the trees' questions
 (out of fold for trees) for the same target precision as the shipped trees:
 - trees: the lexical claim trees (fitted on encoder's + trees' questions, as shipped; and on the
   trees' questions alone, the same rows as the last two);
@@ -24,19 +25,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..grounding_features import ENCODER_FEATURES, encoder_columns, encoder_pair
+from ..grounding_features import ENCODER_FEATURES, Text, encoder_columns, encoder_pair
 from .grounding_encoder_train import ENCODER_FOLDER, three_way
-from .grounding_train import TARGET_PRECISION, build, measure, out_of_fold, threshold_for
+from .grounding_train import TARGET_PRECISION, ClaimSet, build, measure, out_of_fold, set_rows, threshold_for
 from .relevance_data import check_data_dir, training_questions
 from .relevance_metrics import fit_platt
 from .selector_fit import fit_gbm, gbm_json
 
 GROUNDING_JSON = ENCODER_FOLDER.parent / "grounding.json"
+READ = 6  # passages per claim set: about as many as the reader reads (2-5; the top 5 after the missing hop)
 
 
-def encoder_cosines(judge, claim_sets) -> list[list[float]]:
-    """The encoder's raw score of every passage of every set (each distinct pair scored once)."""
-    cache: dict[tuple[str, str], float] = {}
+def encoder_cosines(judge, claim_sets, cache: dict[tuple[str, str], float]) -> list[list[float]]:
+    """The encoder's raw score of every passage of every set (each distinct pair scored once; `cache`
+    holds the pairs scored so far and gains the new ones)."""
     out = []
     for question, claim_set in claim_sets:
         pairs = [encoder_pair(question.example.question, claim_set.claim, title, text)
@@ -85,21 +87,58 @@ def row_kinds(claim_sets) -> list[str]:
     return [c.kind for _, c in claim_sets for _ in c.labels]
 
 
-def compare(data_dir: Path, folder: Path, seed: int = 0, threads: int = 2, limit: int | None = None) -> dict:
+def narrowed(question, claim_set: ClaimSet, read: int = READ) -> ClaimSet:
+    """The set as a reader meets it: its supporting passages and the labelled one, then those sharing
+    the most of the question's words, at most `read` in all (in their order); rows of dropped ones go."""
+    asked = set(Text.of(question.example.question).tokens)
+    labels = claim_set.labels
+    must = [i for i, p in enumerate(question.example.paragraphs) if p.is_supporting]
+    must += [i for i, label in labels.items() if label == 1 or len(labels) == 1]
+    must = list(dict.fromkeys(must))
+    others = sorted((i for i in range(len(claim_set.passages)) if i not in must),
+                    key=lambda i: -len(asked & Text.of(claim_set.passages[i][1], claim_set.passages[i][0]).bag))
+    keep = sorted(must + others[:max(0, read - len(must))])
+    where = {old: new for new, old in enumerate(keep)}
+    return ClaimSet(claim_set.claim, [claim_set.passages[i] for i in keep],
+                    {where[i]: label for i, label in labels.items() if i in where}, claim_set.kind)
+
+
+def rows_of(sets) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    x = [row for question, c in sets for row in set_rows(question.example.question, c)]
+    y = [label for _, c in sets for label in c.labels.values()]
+    ids = [question.id for question, c in sets for _ in c.labels]
+    return np.asarray(x, dtype=np.float64), np.asarray(y), ids
+
+
+def load_cache(path: Path | None) -> dict[tuple[str, str], float]:
+    if path is None or not path.is_file():
+        return {}
+    return {tuple(pair): value for pair, value in json.loads(path.read_text(encoding="utf-8"))}
+
+
+def save_cache(path: Path | None, cache: dict[tuple[str, str], float]) -> None:
+    if path is not None:
+        path.write_text(json.dumps([[list(pair), value] for pair, value in cache.items()]), encoding="utf-8")
+
+
+def compare(data_dir: Path, folder: Path, seed: int = 0, threads: int = 2, limit: int | None = None,
+            cache_path: Path | None = None) -> dict:
+    """The held-out comparison; `cache_path` keeps the encoder's scores between runs (same encoder only)."""
     from models.judges.relevance import RelevanceJudge
 
     questions = training_questions(check_data_dir(data_dir), limit)
     encoder_q, trees_q, held_q = three_way(questions)
     judge = RelevanceJudge(folder, n_threads=threads)
-    (both, _), (fit, fit_sets), (held, held_sets) = (build(encoder_q + trees_q, seed, keep_sets=True),
-                                                     build(trees_q, seed, keep_sets=True),
-                                                     build(held_q, seed + 1, keep_sets=True))
+    both_sets, fit_sets, held_sets = ([(q, narrowed(q, c)) for q, c in build(chosen, s, keep_sets=True)[1]]
+                                      for chosen, s in ((encoder_q + trees_q, seed), (trees_q, seed), (held_q, seed + 1)))
     started = time.perf_counter()
-    fit_cos, held_cos = encoder_cosines(judge, fit_sets), encoder_cosines(judge, held_sets)
-    pairs = sum(len(c) for c in fit_cos + held_cos)
+    cache = load_cache(cache_path)
+    known = len(cache)
+    fit_cos, held_cos = encoder_cosines(judge, fit_sets, cache), encoder_cosines(judge, held_sets, cache)
+    pairs = len(cache) - known
     seconds = time.perf_counter() - started
-    x, y, ids = fit["claim"]
-    hx, hy, _ = held["claim"]
+    save_cache(cache_path, cache)
+    (x, y, ids), (hx, hy, hids) = rows_of(fit_sets), rows_of(held_sets)
     flat = [v for values, (_, c) in zip(fit_cos, fit_sets) for i, v in enumerate(values) if i in c.labels]
     head = fit_platt(flat, list(y))
     ex, hex_ = labelled_columns(fit_cos, fit_sets, head), labelled_columns(held_cos, held_sets, head)
@@ -110,7 +149,7 @@ def compare(data_dir: Path, folder: Path, seed: int = 0, threads: int = 2, limit
         results[name] = {"threshold": cut, **measure(held_scores, hy, cut), "auc": auc(held_scores, hy),
                          "hard_negatives_passed": kinds_passed(held_scores, cut, kinds)}
 
-    bx, by, bids = both["claim"]
+    bx, by, bids = rows_of(both_sets)
     cut = threshold_for(out_of_fold(bx, by, bids, seed), by, TARGET_PRECISION)
     trees_all = fit_gbm(bx, by, seed)
     record("trees (encoder's + trees' questions)", cut, trees_all.predict_proba(hx)[:, 1])
@@ -133,9 +172,10 @@ def compare(data_dir: Path, folder: Path, seed: int = 0, threads: int = 2, limit
     record("trees + encoder features", combined_cut, fit_gbm(xe, y, seed).predict_proba(hxe)[:, 1])
     return {"questions": {"encoder": len(encoder_q), "trees": len(trees_q), "held_out": len(held_q)},
             "held_rows": int(len(hy)), "held_positives": int(hy.sum()), "head": [round(v, 6) for v in head],
-            "encoder_threshold": enc_cut, "encoder_pairs_per_second": round(pairs / max(seconds, 1e-9), 1),
+            "encoder_threshold": enc_cut, "pairs_scored": pairs,
+            "encoder_pairs_per_second": round(pairs / max(seconds, 1e-9), 1) if pairs else None,
             "models": results,
-            "refit": (np.vstack([xe, hxe]), np.concatenate([y, hy]), list(ids) + list(held["claim"][2]))}
+            "refit": (np.vstack([xe, hxe]), np.concatenate([y, hy]), ids + hids)}
 
 
 def ship(comparison: dict, folder: Path, seed: int = 0) -> dict:
@@ -152,7 +192,7 @@ def ship(comparison: dict, folder: Path, seed: int = 0) -> dict:
     settings = json.loads(settings_path.read_text(encoding="utf-8"))
     a, b = comparison["head"]
     settings.update({"head": {"kind": "segment-cosine", "a": a, "b": b}, "threshold": comparison["encoder_threshold"],
-                     "held_out": {k: v for k, v in comparison.items() if k != "models"}})
+                     "held_out": comparison})
     settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return {"claim_encoder_threshold": cut, "rows": int(len(y))}
 
@@ -164,8 +204,9 @@ def main() -> None:
     parser.add_argument("--ship", action="store_true", help="write the trees + encoder model into grounding.json")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None, help="the first N usable questions of each file (a quick try)")
+    parser.add_argument("--cache", type=Path, default=None, help="a JSON file keeping the encoder's scores between runs")
     args = parser.parse_args()
-    comparison = compare(args.data, args.encoder, threads=args.threads, limit=args.limit)
+    comparison = compare(args.data, args.encoder, threads=args.threads, limit=args.limit, cache_path=args.cache)
     if args.ship:
         shipped = ship(comparison, args.encoder)
     else:

@@ -2,10 +2,10 @@
 its question, passage) -> supports?, exported as int8 ONNX into models/grounding_model/encoder/.
 
 The training questions (relevance_data: report and reserved questions never enter) split three ways
-by a hash of their id: a fifth held out (only measured, the same fifth as grounding_train's), then
-half of the rest... exactly: hash < 0.2 held out, 0.2-0.5 for the trees that read the encoder's
-score (grounding_encoder_fit), 0.5-1 for the encoder. The trees must learn how far to trust the
-encoder on questions it never saw, so the encoder trains on none of theirs.
+by a hash of their id: hash < 0.2 held out (only measured; grounding_train's held-out fifth),
+0.2-0.5 for the trees that read the encoder's score (grounding_encoder_fit), 0.5-1 for the encoder.
+The trees must learn how far to trust the encoder on questions it never saw, so the encoder trains
+on none of theirs.
 Groups: grounding_pairs (a supporting paragraph against the bridge, a planted paragraph, a swapped
 claim and a distractor); loss and head as the relevance judge's (relevance_train: listwise softmax
 over segment cosines), so the runtime is models.judges.relevance's.
