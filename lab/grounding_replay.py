@@ -5,9 +5,11 @@ recorded answer of a results file is grounded against its question's own paragra
 MuSiQue's 20: gold support plus distractors) rather than the passages the pipeline read from the
 pooled index; --drop-support removes the question's supporting paragraphs first.
 Prints citation precision, support recall, share and EM by grounding label, and the check's time per
-answer; --no-encoder replays the word-feature check alone (the `encoder=false` ablation).
+answer; --no-encoder replays the word-feature check alone (the `encoder=false` ablation);
+--untrained leaves out the training questions the grounding encoder learned from (for recorded answers
+to training questions, e.g. lab/results/tune_*).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--no-encoder]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--no-encoder] [--untrained]
 """
 from __future__ import annotations
 
@@ -21,17 +23,22 @@ from assistant.events import Passage
 from assistant.grounding import ground
 
 
-def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = True) -> tuple[list[dict], float]:
+def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = True,
+           untrained: bool = False) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
     import time
+
+    from assistant.judge_training.grounding_encoder_train import encoder_trained_on
+
+    file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
     examples = {e.id: e for e in load_dataset(dataset)}
     records, seconds = [], 0.0
     for line in results.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         example = examples.get(record["id"])
-        if example is None:
+        if example is None or (untrained and encoder_trained_on(f"{file_key}#{example.id}")):
             continue
         paragraphs = [p for p in example.paragraphs if not (drop_support and p.is_supporting)]
         passages = [Passage(id=str(i), text=p.text, title=p.title) for i, p in enumerate(paragraphs)]
@@ -51,10 +58,11 @@ def main() -> None:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--drop-support", action="store_true")
     parser.add_argument("--no-encoder", action="store_true", help="the word-feature check alone")
+    parser.add_argument("--untrained", action="store_true", help="leave out questions the encoder learned from")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
             + (" (encoder=false)" if args.no_encoder else ""))
-    records, seconds = replay(args.results, args.dataset, args.drop_support, not args.no_encoder)
+    records, seconds = replay(args.results, args.dataset, args.drop_support, not args.no_encoder, args.untrained)
     print(trust_table([trust(name, records)]))
     print(f"grounding check: {seconds * 1000:.0f} ms per answer ({len(records)} answers)")
 

@@ -122,12 +122,14 @@ def save_cache(path: Path | None, cache: dict[tuple[str, str], float]) -> None:
 
 
 def compare(data_dir: Path, folder: Path, seed: int = 0, threads: int = 2, limit: int | None = None,
-            cache_path: Path | None = None) -> dict:
+            cache_path: Path | None = None, trees_questions: int | None = None) -> dict:
     """The held-out comparison; `cache_path` keeps the encoder's scores between runs (same encoder only)."""
     from models.judges.relevance import RelevanceJudge
 
     questions = training_questions(check_data_dir(data_dir), limit)
     encoder_q, trees_q, held_q = three_way(questions)
+    if trees_questions and trees_questions < len(trees_q):  # every k-th, for time: each costs ~30 encoder runs
+        trees_q = [q for i, q in enumerate(trees_q) if i * trees_questions // len(trees_q) != (i + 1) * trees_questions // len(trees_q)]
     judge = RelevanceJudge(folder, n_threads=threads)
     both_sets, fit_sets, held_sets = ([(q, narrowed(q, c)) for q, c in build(chosen, s, keep_sets=True)[1]]
                                       for chosen, s in ((encoder_q + trees_q, seed), (trees_q, seed), (held_q, seed + 1)))
@@ -205,8 +207,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None, help="the first N usable questions of each file (a quick try)")
     parser.add_argument("--cache", type=Path, default=None, help="a JSON file keeping the encoder's scores between runs")
+    parser.add_argument("--trees-questions", type=int, default=None, help="at most this many of the trees' questions")
     args = parser.parse_args()
-    comparison = compare(args.data, args.encoder, threads=args.threads, limit=args.limit, cache_path=args.cache)
+    comparison = compare(args.data, args.encoder, threads=args.threads, limit=args.limit, cache_path=args.cache,
+                         trees_questions=args.trees_questions)
     if args.ship:
         shipped = ship(comparison, args.encoder)
     else:

@@ -3,7 +3,7 @@ its question, passage) -> supports?, exported as int8 ONNX into models/grounding
 
 The training questions (relevance_data: report and reserved questions never enter) split three ways
 by a hash of their id: hash < 0.2 held out (only measured; grounding_train's held-out fifth),
-0.2-0.5 for the trees that read the encoder's score (grounding_encoder_fit), 0.5-1 for the encoder.
+0.2-0.5 for the encoder, 0.5-1 for the trees that read the encoder's score (grounding_encoder_fit).
 The trees must learn how far to trust the encoder on questions it never saw, so the encoder trains
 on none of theirs.
 Groups: grounding_pairs (a supporting paragraph against the bridge, a planted paragraph, a swapped
@@ -27,14 +27,25 @@ from .relevance_export import export_onnx, write_settings
 from .relevance_train import SCALE, TrainSettings, fine_tune
 
 HELD_OUT = 0.2  # as grounding_train: the same questions held out
-TREES_SHARE = 0.5  # of the rest (by hash: 0.2-0.5 of all) for the trees; the encoder learns from the others
+ENCODER_SHARE = 0.5  # hash from HELD_OUT up to this: the encoder's questions; above it: the trees'
 ENCODER_FOLDER = Path(__file__).resolve().parents[2] / "models" / "grounding_model" / "encoder"
+
+
+def encoder_trained_on(question_id: str) -> bool:
+    """Whether the encoder learned from this training question (Question.id: 'file#id'), as three_way splits."""
+    question = [_Id(question_id)]  # three_way's hash: the encoder's from HELD_OUT up to ENCODER_SHARE
+    return bool(split_held_out(question, ENCODER_SHARE)[1]) and not split_held_out(question, HELD_OUT)[1]
+
+
+class _Id:
+    def __init__(self, id: str):
+        self.id = id
 
 
 def three_way(questions: list[Question]) -> tuple[list[Question], list[Question], list[Question]]:
     """(encoder's, trees', held out) questions."""
     rest, held = split_held_out(questions, HELD_OUT)
-    trees, encoder = split_held_out(rest, TREES_SHARE)
+    trees, encoder = split_held_out(rest, ENCODER_SHARE)
     return encoder, trees, held
 
 
