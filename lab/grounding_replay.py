@@ -48,6 +48,7 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Tru
                              encoder=encoder)
         seconds += time.perf_counter() - started
         records.append({"scores": record["scores"], "grounding": attribution.grounding,
+                        "answer_seconds": float(record.get("seconds") or 0.0),
                         **citation_record(example, attribution.cited)})
     return records, seconds / max(1, len(records))
 
@@ -64,7 +65,9 @@ def main() -> None:
             + (" (encoder=false)" if args.no_encoder else ""))
     records, seconds = replay(args.results, args.dataset, args.drop_support, not args.no_encoder, args.untrained)
     print(trust_table([trust(name, records)]))
-    print(f"grounding check: {seconds * 1000:.0f} ms per answer ({len(records)} answers)")
+    answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
+    share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""
+    print(f"grounding check: {seconds * 1000:.0f} ms per answer ({len(records)} answers){share}")
 
 
 if __name__ == "__main__":
