@@ -78,12 +78,16 @@ def test_the_option_switches_the_encoder_and_its_ablation_reads_words_alone():
 
 
 @pytest.mark.skipif(not HAS_ENCODER, reason="grounding.json has no claim_encoder trees")
-def test_the_encoders_score_decides_between_same_shaped_passages():
-    question = "Who leads Project Otter?"
-    believed = ScriptedEncoder(lambda text: 0.95 if "Otter" in text else 0.02)
-    doubted = ScriptedEncoder(lambda text: 0.02)
-    assert ground("Tomas Lindqvist", question, [HERON, OTTER], encoder=believed).grounding == SUPPORTED
-    assert ground("Tomas Lindqvist", question, [HERON, OTTER], encoder=doubted).grounding != SUPPORTED
+def test_the_encoders_score_moves_the_claim_score():
+    from assistant.grounding import support_of
+    from assistant.grounding_features import Text
+
+    question, texts = "Who leads Project Otter?", [Text.of(p.text, p.title) for p in (HERON, OTTER)]
+    believed = support_of(question, "Tomas Lindqvist", texts, shipped_trees(), lambda claim: [0.02, 0.95])
+    doubted = support_of(question, "Tomas Lindqvist", texts, shipped_trees(), lambda claim: [0.02, 0.02])
+    assert believed.passages[:1] == [1] and believed.score > doubted.score
+    assert ground("Tomas Lindqvist", question, [HERON, OTTER],
+                  encoder=ScriptedEncoder(lambda text: 0.95 if "Otter" in text else 0.02)).grounding == SUPPORTED
 
 
 @pytest.mark.skipif(not HAS_ENCODER, reason="grounding.json has no claim_encoder trees")
