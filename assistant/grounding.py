@@ -1,8 +1,8 @@
 """The grounding check: which passages support each sentence of an answer, by the trained trees.
 
 Each sentence (a claim) is scored against every passage the reader read for it
-(`grounding_features.claim_rows`, trees in models/grounding_model/); with the encoder (the default),
-a small cross-encoder also reads claim and passage together and the claim_encoder trees weigh its
+(`grounding_features.claim_rows`, trees in models/grounding_model/); with the encoder (the
+`encoder` option), a small cross-encoder also reads claim and passage together and the claim_encoder trees weigh its
 score with the word features. The passages above the claim threshold support it. A multi-hop answer also cites the passages that complete that support (the
 bridge: `hop_row`, above the hop threshold). A sentence nothing supports cites nothing, and an
 answer with such a sentence is not presented as supported: it is labelled "not in your documents"
@@ -81,7 +81,7 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
-           from_memory: bool = False, trees=None, encoder: bool | object = True) -> Attribution:
+           from_memory: bool = False, trees=None, encoder: bool | object = False) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
     sentence nothing supports is labelled "not in your documents" (when `honest`) with no citation.
     `encoder`: True for the shipped encoder, False for the word features alone, or an encoder

@@ -5,11 +5,11 @@ recorded answer of a results file is grounded against its question's own paragra
 MuSiQue's 20: gold support plus distractors) rather than the passages the pipeline read from the
 pooled index; --drop-support removes the question's supporting paragraphs first.
 Prints citation precision, support recall, share and EM by grounding label, and the check's time per
-answer; --no-encoder replays the word-feature check alone (the `encoder=false` ablation);
+answer; --encoder replays the check with its cross-encoder (the `encoder=true` option);
 --untrained leaves out the training questions the grounding encoder learned from (for recorded answers
 to training questions, e.g. lab/results/tune_*).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--no-encoder] [--untrained]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained]
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from assistant.events import Passage
 from assistant.grounding import ground
 
 
-def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = True,
+def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
            untrained: bool = False) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
@@ -58,12 +58,12 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--drop-support", action="store_true")
-    parser.add_argument("--no-encoder", action="store_true", help="the word-feature check alone")
+    parser.add_argument("--encoder", action="store_true", help="with the cross-encoder (encoder=true)")
     parser.add_argument("--untrained", action="store_true", help="leave out questions the encoder learned from")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
-            + (" (encoder=false)" if args.no_encoder else ""))
-    records, seconds = replay(args.results, args.dataset, args.drop_support, not args.no_encoder, args.untrained)
+            + (" (encoder=true)" if args.encoder else ""))
+    records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""
