@@ -108,3 +108,30 @@ def test_an_unusable_encoder_folder_is_one_clear_error(tmp_path):
     message = str(caught.value)
     assert "grounding encoder" in message and "grounding_encoder_train" in message
     assert "train-relevance" not in message
+
+
+def test_claim_sets_are_narrowed_to_what_a_reader_reads():
+    from assistant.judge_training.grounding_encoder_fit import narrowed
+    from assistant.judge_training.grounding_train import ClaimSet
+
+    paragraphs = [Paragraph(f"Filler {i}", f"Nothing here {i}.", False) for i in range(8)]
+    paragraphs[2] = Paragraph("Project Otter", "Project Otter is led by Tomas Lindqvist.", True)
+    paragraphs[6] = Paragraph("Otter films", "Who leads the kelp films? Project Otter does.", False)
+    example = QAExample("q", "Who leads Project Otter?", ["Tomas Lindqvist"], paragraphs)
+    claim_set = ClaimSet("Tomas Lindqvist", [(p.title, p.text) for p in paragraphs],
+                         {i: int(i == 2) for i in range(8)})
+    small = narrowed(Question("f", example), claim_set, read=3)
+    titles = [title for title, _ in small.passages]
+    assert len(titles) == 3 and "Project Otter" in titles and "Otter films" in titles  # support, then the closest
+    assert sorted(small.labels.values()) == [0, 0, 1] and small.labels[titles.index("Project Otter")] == 1
+    planted = ClaimSet("Tomas Lindqvist", claim_set.passages, {7: 0}, "planted")
+    assert "Filler 7" in [title for title, _ in narrowed(Question("f", example), planted, read=3).passages]
+
+
+def test_the_encoders_questions_are_never_the_held_out_ones():
+    from assistant.judge_training.grounding_encoder_train import encoder_trained_on, three_way
+
+    questions = [Question("f", QAExample(str(i), f"q{i}", ["a"])) for i in range(200)]
+    encoder, trees, held = three_way(questions)
+    assert encoder and trees and held
+    assert all(encoder_trained_on(q.id) for q in encoder) and not any(encoder_trained_on(q.id) for q in trees + held)
