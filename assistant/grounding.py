@@ -1,8 +1,9 @@
 """The grounding check: which passages support each sentence of an answer, by the trained trees.
 
 Each sentence (a claim) is scored against every passage the reader read for it
-(`grounding_features.claim_rows`, trees in models/grounding_model/); the passages above the claim
-threshold support it. A multi-hop answer also cites the passages that complete that support (the
+(`grounding_features.claim_rows`, trees in models/grounding_model/); with the encoder (the
+`encoder` option), a small cross-encoder also reads claim and passage together and the claim_encoder trees weigh its
+score with the word features. The passages above the claim threshold support it. A multi-hop answer also cites the passages that complete that support (the
 bridge: `hop_row`, above the hop threshold). A sentence nothing supports cites nothing, and an
 answer with such a sentence is not presented as supported: it is labelled "not in your documents"
 with the closest passages shown. An answer from the reader's memory is labelled as such.
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
-from .grounding_features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_row
+from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows,
+                                 encoder_columns, encoder_pair, hop_row)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 MAX_CLAIM, MAX_HOP, CLOSEST = 3, 2, 3
+ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
 FROM_MEMORY = "From the reader's memory, not from your documents:"
 
@@ -30,7 +33,22 @@ def shipped_trees():
     trees = GroundingTrees()
     trees.check_features("claim", CLAIM_FEATURES)
     trees.check_features("hop", HOP_FEATURES)
+    if "claim_encoder" in trees.trees:
+        trees.check_features("claim_encoder", ENCODER_FEATURES)
     return trees
+
+
+@lru_cache(maxsize=1)
+def shipped_encoder():
+    from models.judges.grounding import load_encoder
+
+    return load_encoder(n_threads=ENCODER_THREADS)
+
+
+def encoder_scores(encoder, question: str, claim: str, given: Sequence[Passage]) -> list[float]:
+    """The encoder's P(this passage supports the claim) for each passage read."""
+    pairs = [encoder_pair(question, claim, p.title, p.text) for p in given]
+    return encoder.score(pairs[0][0], [second for _, second in pairs]) if pairs else []
 
 
 @dataclass
@@ -40,14 +58,19 @@ class SentenceSupport:
     score: float = 0.0  # the best claim score
 
 
-def support_of(question: str, claim: str, texts: Sequence[Text], trees) -> SentenceSupport:
-    """The passages that support one claim (claim trees), then those completing it (hop trees)."""
+def support_of(question: str, claim: str, texts: Sequence[Text], trees,
+               encode: Callable[[str], Sequence[float]] | None = None) -> SentenceSupport:
+    """The passages that support one claim (claim trees; with `encode`, which gives the encoder's
+    score of each passage for a claim, the claim_encoder trees), then those completing it (hop trees)."""
     q, c = Text.of(question), Text.of(claim)
     if not texts or not c.tokens or NO_ANSWER.match(normalise(claim)):
         return SentenceSupport(claim)
-    scores = trees.score("claim", claim_rows(q, c, texts))
+    rows, kind = claim_rows(q, c, texts), "claim"
+    if encode is not None:
+        rows, kind = [r + e for r, e in zip(rows, encoder_columns(encode(claim)))], "claim_encoder"
+    scores = trees.score(kind, rows)
     order = sorted(range(len(texts)), key=lambda i: -scores[i])
-    chosen = [i for i in order if scores[i] >= trees.thresholds["claim"]][:MAX_CLAIM]
+    chosen = [i for i in order if scores[i] >= trees.thresholds[kind]][:MAX_CLAIM]
     if chosen:
         rest = [i for i in range(len(texts)) if i not in chosen]
         support = [texts[i] for i in chosen]
@@ -58,16 +81,21 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees) -> Sente
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
-           from_memory: bool = False, trees=None) -> Attribution:
+           from_memory: bool = False, trees=None, encoder: bool | object = False) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
-    sentence nothing supports is labelled "not in your documents" (when `honest`) with no citation."""
+    sentence nothing supports is labelled "not in your documents" (when `honest`) with no citation.
+    `encoder`: True for the shipped encoder, False for the word features alone, or an encoder
+    (anything with `score(first, seconds)`)."""
     given = list(given)
     if from_memory:
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
     trees = trees or shipped_trees()
     texts = [Text.of(p.text, p.title) for p in given]
     parts = sentences(answer) or [answer]
-    supports = [support_of(question, s, texts, trees) for s in parts]
+    if encoder is True:
+        encoder = shipped_encoder() if "claim_encoder" in trees.trees else False
+    encode = (lambda claim: encoder_scores(encoder, question, claim, given)) if encoder else None
+    supports = [support_of(question, s, texts, trees, encode) for s in parts]
     if not all(s.passages for s in supports):
         closest = given[:CLOSEST]  # the passages read come ranked, best first
         guess = "" if NO_ANSWER.match(normalise(answer)) else f" The reader's unsupported guess: {answer}"

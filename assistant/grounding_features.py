@@ -32,6 +32,7 @@ WINDOW = 20  # words either side of a claim word in which the question's words c
 CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", "question_share",
                   "title_question", "near_question", "number_share", "has_numbers", "key_in_title", "yes_no",
                   "question_gap", "near_gap", "title_gap", "named_by")
+ENCODER_FEATURES = CLAIM_FEATURES + ("encoder", "encoder_gap")  # claim rows with encoder_columns
 HOP_FEATURES = ("question_share", "title_question", "links_support", "adds_question", "claim_key_share",
                 "support_count", "yes_no")
 
@@ -41,6 +42,29 @@ def numbers_normalised(text: str) -> str:
     text = THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     text = ORDINAL.sub(r"\1", text)
     return text
+
+
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def readable_numbers(text: str) -> str:
+    """numbers_normalised, and number words as digits, the text otherwise kept as written (what the
+    grounding encoder reads: 'holds twelve people' and 'holds 12 people' look the same to it)."""
+    return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS[m.group(0).lower()], numbers_normalised(text))
+
+
+def encoder_pair(question: str, claim: str, title: str, text: str) -> tuple[str, str]:
+    """(claim with its question, passage) as the grounding encoder reads them, in training and at answer time."""
+    first = f"{readable_numbers(claim.strip())} | {readable_numbers(question.strip())}"
+    title, text = readable_numbers(title.strip()), readable_numbers(" ".join(text.split()))
+    return first, (f"{title}: {text}" if title else text)
+
+
+def encoder_columns(probabilities: Sequence[float]) -> list[list[float]]:
+    """Per passage read for one claim: the encoder's P(supports), and how far it is behind the best
+    passage's (the passage the claim rests on stands out)."""
+    best = max(probabilities, default=0.0)
+    return [[float(p), float(p) - best] for p in probabilities]
 
 
 def words(text: str) -> list[str]:

@@ -93,6 +93,6 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy):
         return attribute(text, question, result.citations)
     from .grounding import ground
 
-    _, honest = strategy.grounding
+    honest, encoder = strategy.grounding
     memory = result.resolved_by.startswith("self-knowledge")
-    return ground(text, question, result.citations, honest=honest, from_memory=memory)
+    return ground(text, question, result.citations, honest=honest, from_memory=memory, encoder=encoder)

@@ -4,9 +4,12 @@ A proxy for `assistant eval` with the check (issue 30), cheap enough to run on a
 recorded answer of a results file is grounded against its question's own paragraphs (HotpotQA's 10,
 MuSiQue's 20: gold support plus distractors) rather than the passages the pipeline read from the
 pooled index; --drop-support removes the question's supporting paragraphs first.
-Prints citation precision, support recall, and share and EM by grounding label.
+Prints citation precision, support recall, share and EM by grounding label, and the check's time per
+answer; --encoder replays the check with its cross-encoder (the `encoder=true` option);
+--untrained leaves out the training questions the grounding encoder learned from (for recorded answers
+to training questions, e.g. lab/results/tune_*).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained]
 """
 from __future__ import annotations
 
@@ -20,23 +23,34 @@ from assistant.events import Passage
 from assistant.grounding import ground
 
 
-def replay(results: Path, dataset: Path, drop_support: bool) -> list[dict]:
+def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
+           untrained: bool = False) -> tuple[list[dict], float]:
+    """(trust records, mean seconds of the check per answer)."""
     import json
+    import time
+
+    from assistant.judge_training.grounding_encoder_train import encoder_trained_on
+
+    file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
     examples = {e.id: e for e in load_dataset(dataset)}
-    records = []
+    records, seconds = [], 0.0
     for line in results.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         example = examples.get(record["id"])
-        if example is None:
+        if example is None or (untrained and encoder_trained_on(f"{file_key}#{example.id}")):
             continue
         paragraphs = [p for p in example.paragraphs if not (drop_support and p.is_supporting)]
         passages = [Passage(id=str(i), text=p.text, title=p.title) for i, p in enumerate(paragraphs)]
         memory = record.get("resolved_by", "").startswith("self-knowledge")
-        attribution = ground(record["prediction"], record["question"], passages, from_memory=memory)
+        started = time.perf_counter()
+        attribution = ground(record["prediction"], record["question"], passages, from_memory=memory,
+                             encoder=encoder)
+        seconds += time.perf_counter() - started
         records.append({"scores": record["scores"], "grounding": attribution.grounding,
+                        "answer_seconds": float(record.get("seconds") or 0.0),
                         **citation_record(example, attribution.cited)})
-    return records
+    return records, seconds / max(1, len(records))
 
 
 def main() -> None:
@@ -44,9 +58,16 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--drop-support", action="store_true")
+    parser.add_argument("--encoder", action="store_true", help="with the cross-encoder (encoder=true)")
+    parser.add_argument("--untrained", action="store_true", help="leave out questions the encoder learned from")
     args = parser.parse_args()
-    name = args.results.stem + (" (drop-support)" if args.drop_support else "")
-    print(trust_table([trust(name, replay(args.results, args.dataset, args.drop_support))]))
+    name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
+            + (" (encoder=true)" if args.encoder else ""))
+    records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained)
+    print(trust_table([trust(name, records)]))
+    answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
+    share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""
+    print(f"grounding check: {seconds * 1000:.0f} ms per answer ({len(records)} answers){share}")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import argparse
 import json
 import random
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,40 +38,45 @@ PLANTED = 1  # per question: the answer planted in a paragraph about something e
 TARGET_PRECISION = 0.76  # a cited passage must support its claim this often (out of fold)
 
 
+@dataclass
+class ClaimSet:
+    """One claim read against a question's passages; `labels` names the rows trained on (passage
+    index -> supported). The encoder fit (grounding_encoder_fit) scores the same sets."""
+    claim: str
+    passages: list[tuple[str, str]]  # (title, text) as read
+    labels: dict[int, int]
+    kind: str = "answer"  # "answer" (the gold answer, alone or as a sentence), "other answer" or "planted"
+
+
 def _contains(paragraph: Text, claim: Text) -> bool:
     return bool(claim.tokens) and f" {' '.join(claim.tokens)} " in paragraph.joined()
 
 
-def question_rows(question, rng: random.Random, other_answers: list[str]):
-    """(claim rows, claim labels, hop rows, hop labels) of one question; empty when unusable."""
+def question_sets(question, rng: random.Random, other_answers: list[str]):
+    """(claim sets, hop rows, hop labels) of one question; empty when unusable."""
     example = question.example
     answer = example.answers[0] if example.answers else ""
     if not answer or normalise(answer) in ("", "unknown"):
-        return [], [], [], []
+        return [], [], []
     q, claim = Text.of(example.question), Text.of(answer)
     paragraphs = [(Text.of(p.text, p.title), p) for p in example.paragraphs]
+    read = [(p.title, p.text) for _, p in paragraphs]
     yes_no = example.kind == "yes/no"
     holds = [bool(p.is_supporting) and (yes_no or _contains(t, claim)) for t, p in paragraphs]
     if not any(holds):
-        return [], [], [], []  # the answer is written otherwise than in its paragraphs: no clean label
-    texts = [t for t, _ in paragraphs]
-    x = claim_rows(q, claim, texts)
-    y = [int(h) for h in holds]
+        return [], [], []  # the answer is written otherwise than in its paragraphs: no clean label
+    every = dict(enumerate(int(h) for h in holds))
     # the same labels for the answer said as a sentence (readers often answer "X is led by Y."):
     # its words are all there, though not as one phrase
-    x += claim_rows(q, Text.of(f"{example.question.rstrip('?')} {answer}."), texts)
-    y += [int(h) for h in holds]
-    for (text, paragraph), held in zip(paragraphs, holds):
+    sets = [ClaimSet(answer, read, every), ClaimSet(f"{example.question.rstrip('?')} {answer}.", read, every)]
+    for i, ((text, paragraph), held) in enumerate(zip(paragraphs, holds)):
         if not held or yes_no:
             continue
         spans = [s for s in SPAN.findall(paragraph.text) if normalise(s) and normalise(s) not in normalise(answer)
                  and normalise(answer) not in normalise(s)]
         for wrong in rng.sample(spans, min(SPAN_NEGATIVES, len(spans))) + [rng.choice(other_answers)]:
-            x.append(claim_rows(q, Text.of(wrong), texts)[texts.index(text)])
-            y.append(0)
-    x_, y_ = planted_negatives(q, claim, answer, paragraphs, holds, rng)
-    x += x_
-    y += y_
+            sets.append(ClaimSet(wrong, read, {i: 0}, "other answer"))
+    sets += planted_negatives(answer, paragraphs, holds, rng)
     support = [t for (t, _), h in zip(paragraphs, holds) if h]
     if yes_no:
         support = support[:1]
@@ -80,39 +86,49 @@ def question_rows(question, rng: random.Random, other_answers: list[str]):
             continue
         hx.append(hop_row(q, claim, text, support))
         hy.append(int(bool(paragraph.is_supporting)))
-    return x, y, hx, hy
+    return sets, hx, hy
 
 
-def planted_negatives(q: Text, claim: Text, answer: str, paragraphs, holds, rng: random.Random):
+def planted_negatives(answer: str, paragraphs, holds, rng: random.Random) -> list[ClaimSet]:
     """The answer planted in place of a name in a paragraph about something else: the claim's words
     are there, but the passage is not about the question's subject ("Who leads Project Otter?" ->
     "Mira Okafor", found in the Heron project's page)."""
-    x, y = [], []
+    sets = []
     others = [i for i, h in enumerate(holds) if not h and not paragraphs[i][1].is_supporting]
     for i in rng.sample(others, min(PLANTED, len(others))):
         paragraph = paragraphs[i][1]
         spans = SPAN.findall(paragraph.text)
         if not spans:
             continue
-        planted = paragraph.text.replace(rng.choice(spans), answer, 1)
-        texts = [t for t, _ in paragraphs]
-        texts[i] = Text.of(planted, paragraph.title)
-        x.append(claim_rows(q, claim, texts)[i])
-        y.append(0)
-    return x, y
+        read = [(p.title, p.text) for _, p in paragraphs]
+        read[i] = (paragraph.title, paragraph.text.replace(rng.choice(spans), answer, 1))
+        sets.append(ClaimSet(answer, read, {i: 0}, "planted"))
+    return sets
 
 
-def build(questions, seed: int = 0):
+def set_rows(question: str, claim_set: ClaimSet) -> list[list[float]]:
+    """The lexical claim rows of a set's labelled passages (in `labels` order)."""
+    texts = [Text.of(text, title) for title, text in claim_set.passages]
+    rows = claim_rows(Text.of(question), Text.of(claim_set.claim), texts)
+    return [rows[i] for i in claim_set.labels]
+
+
+def build(questions, seed: int = 0, keep_sets: bool = False):
     rng = random.Random(seed)
     answers = [q.example.answers[0] for q in questions if q.example.answers]
     rows = {"claim": ([], [], []), "hop": ([], [], [])}  # x, y, question id per row
+    sets = []  # (question, claim set), when kept
     for question in questions:
-        x, y, hx, hy = question_rows(question, rng, answers)
+        claim_sets, hx, hy = question_sets(question, rng, answers)
+        x = [r for c in claim_sets for r in set_rows(question.example.question, c)]
+        y = [label for c in claim_sets for label in c.labels.values()]
+        sets += [(question, c) for c in claim_sets] if keep_sets else []
         for name, (rx, ry) in (("claim", (x, y)), ("hop", (hx, hy))):
             rows[name][0].extend(rx)
             rows[name][1].extend(ry)
             rows[name][2].extend([question.id] * len(rx))
-    return {name: (np.asarray(x, dtype=np.float64), np.asarray(y), ids) for name, (x, y, ids) in rows.items()}
+    built = {name: (np.asarray(x, dtype=np.float64), np.asarray(y), ids) for name, (x, y, ids) in rows.items()}
+    return (built, sets) if keep_sets else built
 
 
 def out_of_fold(x: np.ndarray, y: np.ndarray, ids: list[str], seed: int) -> np.ndarray:

@@ -129,13 +129,15 @@ def batches(grouped: list[list[int]], per_batch: int, lengths: Sequence[int], rn
 
 def fine_tune(pairs: Sequence[RelevancePair], out: Path, settings: TrainSettings = TrainSettings(),
               base: Path | None = None,
-              on_step: Callable[[int, int, float], None] | None = None) -> TrainReport:
-    """Train on `pairs` and save the encoder checkpoint (model + tokenizer) to `out`."""
+              on_step: Callable[[int, int, float], None] | None = None,
+              grouped: list[list[int]] | None = None) -> TrainReport:
+    """Train on `pairs` and save the encoder checkpoint (model + tokenizer) to `out`. Groups (indices
+    into `pairs`, the positive first) are given, or made by `groups` from each question's pairs."""
     import torch
 
     if settings.epochs < 1 or settings.groups_per_batch < 1 or settings.group_size < 2 or settings.lr <= 0:
         raise AssistantError("epochs and batch size must be at least 1, groups at least 2, the learning rate positive")
-    grouped = groups(pairs, settings.group_size)
+    grouped = grouped if grouped is not None else groups(pairs, settings.group_size)
     if not grouped:
         raise AssistantError("no training groups: need supporting and non-supporting passages of the same questions")
     threads = torch.get_num_threads()

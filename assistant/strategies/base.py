@@ -27,7 +27,7 @@ class Strategy:
 
     @property
     def grounding(self) -> tuple[bool, bool] | None:
-        """(check, honest) for the grounding check of its answers (assistant/grounding.py), or None
+        """(honest, encoder) for the grounding check of its answers (assistant/grounding.py), or None
         for the older word-overlap attribution (assistant/citations.py)."""
         return None
 

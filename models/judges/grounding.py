@@ -1,7 +1,11 @@
-"""The grounding check's trees (claim and hop), from the JSON that ships in models/grounding_model/.
+"""The grounding check's models, shipped in models/grounding_model/: trees (claim, hop, and claim
+with the encoder's score) and the encoder that reads claim and passage together.
 
-Plain JSON evaluated in numpy, like the passage selector: no pickle, a millisecond per answer.
-Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding_features.py).
+Trees: plain JSON evaluated in numpy, like the passage selector: no pickle, a millisecond per answer.
+Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding_features.py);
+claim_encoder by `python -m assistant.judge_training.grounding_encoder_fit --ship`.
+Encoder (encoder/): a MiniLM cross-encoder, int8 ONNX, run as the relevance judge is
+(models.judges.relevance); made by `python -m assistant.judge_training.grounding_encoder_train`.
 """
 from __future__ import annotations
 
@@ -15,14 +19,35 @@ from models.judges.passage_selector import TreeEnsemble, sigmoid
 
 GROUNDING_FILE = "grounding.json"
 _HOW = "reinstall the package, or retrain it with `python -m assistant.judge_training.grounding_train`"
+_HOW_ENCODER = ("reinstall the package, or retrain it with "
+                "`python -m assistant.judge_training.grounding_encoder_train` and `grounding_encoder_fit --ship`")
+REQUIRED_MODELS = ("claim", "hop")
 
 
 def shipped_grounding_path() -> Path:
     return Path(__file__).resolve().parent.parent / "grounding_model" / GROUNDING_FILE
 
 
+def shipped_encoder_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "grounding_model" / "encoder"
+
+
+def load_encoder(folder: Path | str | None = None, n_threads: int | None = None):
+    """The grounding encoder (a RelevanceJudge over (claim | question, passage)); a clear error if unusable."""
+    from models.judges.relevance import _HOW as RELEVANCE_HOW, RelevanceJudge
+
+    folder = Path(folder) if folder else shipped_encoder_path()
+    try:
+        return RelevanceJudge(folder, n_threads=n_threads)
+    except ModelError as exc:
+        what = str(exc).replace(f" ({RELEVANCE_HOW})", "").replace(f"; {RELEVANCE_HOW}", "")
+        what = what.replace("relevance judge", "grounding encoder")
+        raise ModelError(f"{what}; {_HOW_ENCODER}") from None
+
+
 class GroundingTrees:
-    """score(kind, rows) -> P(supported) per row, for kind "claim" or "hop"; each kind's threshold."""
+    """score(kind, rows) -> P(supported) per row, for kind "claim", "hop" or "claim_encoder" (claim
+    features and the encoder's score); each kind's threshold."""
 
     def __init__(self, path: Path | str | None = None):
         path = Path(path) if path else shipped_grounding_path()
@@ -34,7 +59,7 @@ class GroundingTrees:
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError) as exc:
             raise ModelError(f"grounding model {path} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
                              f"{_HOW}") from None
-        if set(self.trees) != {"claim", "hop"}:
+        if not set(REQUIRED_MODELS) <= set(self.trees):
             raise ModelError(f"grounding model {path} lacks its claim or hop trees; {_HOW}")
         self.path = path
 
