@@ -32,8 +32,32 @@ POOL = 40
 READ = 5
 
 
+def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
+    """The chain selector's READ passages (default:chain's first read set), with its hop searches."""
+    from assistant.chain_select import ChainCandidate, select_chain
+
+    by_id = {p.id: p for p in merged}
+
+    def search(query: str):
+        found = retriever.search(query, scorer.search_depth)
+        for p in found:
+            by_id.setdefault(p.id, p)
+        return [ChainCandidate(p.id, p.title, p.text, 0.0, False) for p in found]
+        yield  # a generator, as select_chain expects (the product's search yields its step events)
+
+    steps = select_chain(text, [ChainCandidate(p.id, p.title, p.text, s) for p, s in zip(merged, scores)],
+                         scorer, READ, search)
+    try:
+        while True:
+            next(steps)
+    except StopIteration as done:
+        picks = done.value
+    return [key_of_path(by_id[p.candidate.key].path) for p in picks]
+
+
 def read_sets(questions, retriever, judge) -> list[dict]:
-    """Per question: support keys, the pool's keys, the selector's top READ keys."""
+    """Per question: support keys, the pool's keys, the selector's top READ keys (and the chain
+    selector's, when the judge ships one)."""
     from assistant.pool_select import expansion_queries, merge_pool, selector_scores
     from models.judges.relevance import passage_text
 
@@ -48,9 +72,12 @@ def read_sets(questions, retriever, judge) -> list[dict]:
         judged = judge.score(text, [passage_text(p.title, p.text) for p in merged]) if selector.uses_judge else None
         scores = selector_scores(selector, text, found, judged)
         order = sorted(range(len(merged)), key=lambda i: -scores[i])
-        out.append({"question": text, "support": sorted(supporting_keys(question)),
-                    "pool": [key_of_path(p.path) for p in pool],
-                    "top": [key_of_path(merged[i].path) for i in order[:READ]]})
+        row = {"question": text, "support": sorted(supporting_keys(question)),
+               "pool": [key_of_path(p.path) for p in pool],
+               "top": [key_of_path(merged[i].path) for i in order[:READ]]}
+        if getattr(judge, "chain", None) is not None:
+            row["chain"] = chain_top(text, merged, scores, retriever, judge.chain)
+        out.append(row)
     return out
 
 
@@ -84,8 +111,8 @@ def compare(paths: list[Path]) -> None:
     runs = [json.loads(Path(p).read_text()) for p in paths]
     base = runs[0]
     print(f"| backend | set | n | all support in pool top-{POOL} | all support in selector top-{READ} "
-          f"| questions whose top-{READ} differs from {base['backend']} |")
-    print("| --- | --- | --- | --- | --- | --- |")
+          f"| all support in chain top-{READ} | questions whose top-{READ} differs from {base['backend']} |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in runs:
         for name, s in r["sets"].items():
             if name not in base["sets"]:
@@ -95,7 +122,9 @@ def compare(paths: list[Path]) -> None:
             pool = sum(all_found(q["pool"], set(q["support"]), POOL) for q in qs)
             top = sum(all_found(q["top"], set(q["support"]), READ) for q in qs)
             differ = sum(set(q["top"]) != set(b["top"]) for q, b in zip(qs, ref))
-            print(f"| {r['backend']} | {name} | {n} | {100 * pool / n:.0f}% | {100 * top / n:.0f}% | {differ} |")
+            chain = (f"{100 * sum(all_found(q['chain'], set(q['support']), READ) for q in qs) / n:.0f}%"
+                     if all("chain" in q for q in qs) else "-")
+            print(f"| {r['backend']} | {name} | {n} | {100 * pool / n:.0f}% | {100 * top / n:.0f}% | {chain} | {differ} |")
 
 
 def main() -> None:
