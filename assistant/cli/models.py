@@ -64,12 +64,6 @@ def export_judge(
         typer.echo(f"registered as the judge in {use_t5_judge(folder)} (judge = \"t5\")")
 
 
-def _user_offline() -> bool:
-    """HF_HUB_OFFLINE as the user set it (run() sets it for every other library, after noting it)."""
-    value = os.environ.get("ASSISTANT_USER_HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", ""))
-    return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
-
-
 def _pull_events(bar):
     from models.downloads.download import megabytes
     from models.downloads.pull import PullEvents
@@ -116,6 +110,7 @@ def pull(
     from models.config import load_settings
     from models.errors import ModelError
     from models.downloads.pull import pull_entry, pull_gguf
+    from assistant.pull_service import user_offline
 
     from .progress import download_bar
 
@@ -127,9 +122,9 @@ def pull(
     events = _pull_events(bar)
     try:
         if entry is not None:
-            model = pull_entry(entry, settings.data_dir, offline=_user_offline(), events=events)
+            model = pull_entry(entry, settings.data_dir, offline=user_offline(), events=events)
         else:
-            model = pull_gguf(name, filename, settings.data_dir, offline=_user_offline(), events=events)
+            model = pull_gguf(name, filename, settings.data_dir, offline=user_offline(), events=events)
     except KeyboardInterrupt:
         _stop(bar)
         typer.echo("interrupted: the part already downloaded is kept; run the same command to resume", err=True)
