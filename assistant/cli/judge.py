@@ -149,6 +149,10 @@ def train_relevance(
     typer.echo("  all supporting paragraphs found: " + ", ".join(
         f"{name} {100 * share:.0f}%" for name, share in held["all_support_found"].items()))
     typer.echo(f"judge: {result.folder}")
+    # the selector and the chain scorer were fitted on the old judge's scores: judge.json no longer names them
+    typer.echo("note: this judge has no passage selector or chain scorer yet (the default strategy reads "
+               f"them): run `assistant judge train-selector --judge {result.folder}`, then "
+               f"`lab/chain_recall.py --write {result.folder}`")
 
 
 @judge_app.command("train-selector")
