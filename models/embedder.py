@@ -35,8 +35,8 @@ class Embedder:
     backend "torch" (the default) runs the model as it is, and a single question in numpy (no torch
     import: see models/query_encoder.py); "onnx" uses an int8-quantised ONNX export run by
     onnxruntime on every core (1.6-3x faster indexing on a CPU, the same pool recall: EVALUATION.md
-    "Indexing speed"; not the default until its questions skip torch as well and its answers are
-    checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
+    "Indexing speed"), a single question through onnxruntime alone (no torch either; not the default
+    until its answers on the report sets are checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
     once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
     folder lives inside the installation and should stay as installed.
     """
@@ -61,6 +61,14 @@ class Embedder:
         if backend == "torch" and query_encoder.supported(self.path):
             self.questions = query_encoder.QueryEncoder(self.path)
             self.dim = self.questions.dim
+        elif backend == "onnx" and query_encoder.supported(self.path):
+            folder, file_name = onnx_model(self.path, onnx_cache)  # exported once (that loads torch once)
+            if (folder / query_encoder.TOKENIZER).is_file():
+                self.questions = query_encoder.OnnxQueryEncoder(self.path, folder / file_name,
+                                                                folder / query_encoder.TOKENIZER)
+                self.dim = self.questions.dim
+            else:
+                self.dim = int(self.model.get_embedding_dimension())
         else:
             self.dim = int(self.model.get_embedding_dimension())
 

@@ -122,3 +122,47 @@ class QueryEncoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._vector(text) for text in texts])
+
+
+class OnnxQueryEncoder:
+    """The same question vector from the int8 ONNX export the `onnx` embedder backend indexes with:
+    onnxruntime and the tokenizer only (no torch), the export's token embeddings mean-pooled and
+    normalised as sentence-transformers does. `source` is the model folder the export came from
+    (it says the pooling, checked by `supported`, and the maximum length)."""
+
+    def __init__(self, source: Path, onnx_file: Path, tokenizer_file: Path, threads: int = 1):
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        try:
+            max_length = int(_json(Path(source) / "sentence_bert_config.json").get("max_seq_length") or 512)
+        except (OSError, ValueError):
+            max_length = 512
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads  # one short text: more threads only wait on each other
+        options.log_severity_level = 3
+        try:
+            self.session = onnxruntime.InferenceSession(str(onnx_file), sess_options=options,
+                                                        providers=["CPUExecutionProvider"])
+            self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+            raise ModelError(f"cannot load embedding model {onnx_file}: {first}") from None
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length)
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.dim = int(_json(Path(source) / "config.json")["hidden_size"])
+
+    def _vector(self, text: str) -> np.ndarray:
+        encoding = self.tokenizer.encode(text)
+        feed = {"input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64)}
+        tokens = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0][0]
+        pooled = tokens.mean(0)  # one text, no padding: every token counts
+        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+
+    def encode(self, texts) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vector(text) for text in texts])
