@@ -59,7 +59,26 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
-class QueryEncoder:
+def _mean_unit(tokens: np.ndarray) -> np.ndarray:
+    """Mean pooling and L2 normalisation of one text's token vectors (no padding: every token counts)."""
+    pooled = tokens.mean(0)
+    return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+
+
+class _OneTextAtATime:
+    """encode(texts) -> one normalised vector per text, each text run alone (a question is one text)."""
+    dim: int
+
+    def _vector(self, text: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def encode(self, texts) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vector(text) for text in texts])
+
+
+class QueryEncoder(_OneTextAtATime):
     """encode([text]) -> its normalised vector, as sentence-transformers gives it (to ~1e-6)."""
 
     def __init__(self, folder: Path):
@@ -115,16 +134,10 @@ class QueryEncoder:
             inner = 0.5 * inner * (1.0 + _erf(inner / math.sqrt(2.0)))  # exact GELU, as BERT's "gelu"
             x = _layer_norm(x + self._dense(inner, at + "output.dense"), self._w(at + "output.LayerNorm.weight"),
                             self._w(at + "output.LayerNorm.bias"), self.eps)
-        pooled = x.mean(0)  # one text, no padding: every token counts
-        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
-
-    def encode(self, texts) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vector(text) for text in texts])
+        return _mean_unit(x)
 
 
-class OnnxQueryEncoder:
+class OnnxQueryEncoder(_OneTextAtATime):
     """The same question vector from the int8 ONNX export the `onnx` embedder backend indexes with:
     onnxruntime and the tokenizer only (no torch), the export's token embeddings mean-pooled and
     normalised as sentence-transformers does. `source` is the model folder the export came from
@@ -159,10 +172,4 @@ class OnnxQueryEncoder:
                 "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
                 "token_type_ids": np.array([encoding.type_ids], dtype=np.int64)}
         tokens = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0][0]
-        pooled = tokens.mean(0)  # one text, no padding: every token counts
-        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
-
-    def encode(self, texts) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vector(text) for text in texts])
+        return _mean_unit(tokens)
