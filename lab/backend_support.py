@@ -35,6 +35,7 @@ READ = 5
 def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
     """The chain selector's READ passages (default:chain's first read set), with its hop searches."""
     from assistant.chain_select import ChainCandidate, select_chain
+    from assistant.judge_training.chain_fit import run_plain
 
     by_id = {p.id: p for p in merged}
 
@@ -45,13 +46,8 @@ def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
         return [ChainCandidate(p.id, p.title, p.text, 0.0, False) for p in found]
         yield  # a generator, as select_chain expects (the product's search yields its step events)
 
-    steps = select_chain(text, [ChainCandidate(p.id, p.title, p.text, s) for p, s in zip(merged, scores)],
-                         scorer, READ, search)
-    try:
-        while True:
-            next(steps)
-    except StopIteration as done:
-        picks = done.value
+    picks = run_plain(select_chain(text, [ChainCandidate(p.id, p.title, p.text, s) for p, s in zip(merged, scores)],
+                                   scorer, READ, search))
     return [key_of_path(by_id[p.candidate.key].path) for p in picks]
 
 
