@@ -93,7 +93,7 @@ class Embedder:
         except ModelError:
             raise
         except Exception as exc:  # the library raises many kinds; the user needs one line
-            raise ModelError(f"cannot load embedding model from {self.path}: {_reason(exc)}") from None
+            raise ModelError(f"cannot load embedding model from {self.path}: {reason_line(exc)}") from None
 
     @property
     def model_id(self) -> str:
@@ -168,7 +168,7 @@ def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
     return folder, _quantized_file(folder)
 
 
-def _reason(exc: Exception, limit: int = 300) -> str:
+def reason_line(exc: Exception, limit: int = 300) -> str:
     """A library's message as one short line: its first line, or only its first sentence when
     that runs on (transformers' "Unrecognized model" lists every model type it knows: 5 KB)."""
     line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
@@ -213,6 +213,6 @@ def _export_int8(path: Path, folder: Path) -> None:
     except ModelError:
         raise
     except Exception as exc:
-        raise ModelError(f"cannot export {path} to int8 ONNX into {folder}: {_reason(exc)}") from None
+        raise ModelError(f"cannot export {path} to int8 ONNX into {folder}: {reason_line(exc)}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

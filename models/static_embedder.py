@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from models.embedder import model_name, reason_line
 from models.errors import ModelError
 
 BACKEND = "model2vec"
@@ -41,8 +42,6 @@ class StaticEmbedder:
     slice_passages = 512
 
     def __init__(self, path: Path, cache: Path | None = None, pca_dims: int = PCA_DIMS):
-        from models.embedder import model_name
-
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self.path = Path(path)
         self.name = model_name(self.path)
@@ -55,7 +54,7 @@ class StaticEmbedder:
             raise ModelError("the model2vec backend needs the model2vec package "
                              "(.venv/bin/pip install 'model2vec>=0.9,<0.10')") from None
         except Exception as exc:  # a damaged cache: say where it is, so it can be deleted
-            raise ModelError(f"cannot load the model2vec table in {folder}: {_first_line(exc)} "
+            raise ModelError(f"cannot load the model2vec table in {folder}: {reason_line(exc)} "
                              "(delete that folder: it is distilled again)") from None
         self.dim = int(self.model.dim)
 
@@ -100,14 +99,9 @@ def _distill(path: Path, folder: Path, pca_dims: int) -> None:
         os.replace(tmp, folder)
     except Exception as exc:
         raise ModelError(f"cannot distill a model2vec table from {path} into {folder}: "
-                         f"{_first_line(exc)}") from None
+                         f"{reason_line(exc)}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _first_line(exc: Exception, limit: int = 300) -> str:
-    line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return line if len(line) <= limit else line[:limit] + "..."
 
 
 def backend_hint(recorded: str, wanted: str) -> str:
