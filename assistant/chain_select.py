@@ -104,12 +104,11 @@ class ChainView:
 
     def features(self, kept: Sequence[int], searches: HopSearches) -> list[list[float]]:
         """One row of CHAIN_FEATURES per candidate (kept ones included; the caller skips them)."""
-        covered = set().union(*(self.bags[j] for j in kept)) if kept else set()
+        covered = set().union(*(self.bags[j] for j in kept)) if kept else set()  # the kept passages' words
         open_words = self.q_words - covered
         idf_total = sum(self.idf.values()) or 1.0
         open_total = sum(self.idf[w] for w in open_words) or 1.0
         kept_names = set().union(*(self.names[j] for j in kept)) if kept else set()
-        kept_bags = set().union(*(self.bags[j] for j in kept)) if kept else set()
         rows = []
         for i, c in enumerate(self.candidates):
             title_words = content_words(self.titles[i])
@@ -125,7 +124,7 @@ class ChainView:
                 float(_mentions(self.q_joined, self.titles[i])) if title_words else 0.0,
                 1.0 / (1 + min(hop_ranks)) if hop_ranks else 0.0,
                 1.0 / (1 + last) if last is not None else 0.0,
-                len(self.bags[i] & kept_bags) / (len(self.bags[i]) or 1),
+                len(self.bags[i] & covered) / (len(self.bags[i]) or 1),
             ])
         return rows
 
