@@ -19,8 +19,10 @@ def _size(path: Path) -> str:
 def _reader_row(settings) -> dict:
     from models.registry import reader_extra_buffers, reader_path
 
+    from models.reader.gpu_offload import describe
+
     path = reader_path(settings)
-    device = f"gpu ({settings.n_gpu_layers} layers)" if settings.n_gpu_layers else "cpu"
+    device = describe(settings.n_gpu_layers)
     return {"model": path.stem, "file": str(path), "size": _size(path), "backend": "llama.cpp", "device": device,
             "buffers": "extra buffers " + reader_extra_buffers(settings).label}
 
@@ -31,7 +33,16 @@ def _embedder_row(settings) -> dict:
     path = embedder_path(settings)
     name = path.name if settings.embedder else "all-MiniLM-L6-v2 (bundled)"  # its folder is just "model"
     return {"model": name, "file": str(path), "size": _size(path),
-            "backend": settings.embedder_backend, "device": "cpu"}  # models.embedder loads it on the CPU
+            "backend": settings.embedder_backend, "device": _embedder_device(settings)}
+
+
+def _embedder_device(settings) -> str:
+    """Without importing torch (listing stays light): what `auto` will pick is said, not probed."""
+    if settings.embedder_backend != "torch" and settings.embedder_device == "auto":
+        return "cpu"
+    if settings.embedder_device == "auto":
+        return "auto (a GPU when torch sees one, else cpu; questions: cpu)"
+    return f"{settings.embedder_device} (questions: cpu)"
 
 
 def _judge_row(settings) -> dict:

@@ -27,11 +27,16 @@ APP_NAME = "offline-assistant"
 JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
-# How passages become vectors: the bundled MiniLM as int8 ONNX (the default), as torch (the same
-# vectors within a cosine of 0.99, 3x slower on a CPU), or a static model2vec table distilled from it
-# (many times faster, lower retrieval quality; its own kind of vector: another index identity).
+# How passages become vectors: the bundled MiniLM run by torch (the default), as int8 ONNX (the same
+# vectors within a cosine of 0.99, 1.6-3x faster on a CPU; opt-in until its answers are checked:
+# EVALUATION.md), or a static model2vec table distilled from it (many times faster, lower retrieval
+# quality; its own kind of vector: another index identity).
 EmbedderBackend = Literal["torch", "onnx", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
+# Where the transformer embedder runs: auto = a GPU when torch sees one (CUDA, or Apple's MPS), else
+# the CPU. A question is always encoded on the CPU (numpy: one short text, no torch import).
+EmbedderDevice = Literal["auto", "cpu", "cuda", "mps"]
+EMBEDDER_DEVICES: tuple[str, ...] = get_args(EmbedderDevice)
 RELEVANCE_JUDGE_KINDS: tuple[str, ...] = get_args(RelevanceJudgeKind)
 
 
@@ -75,6 +80,7 @@ class Settings:
     reader: Path | None = None  # GGUF file; default: the bundled SmolLM2
     embedder: Path | None = None  # sentence-transformers folder; default: bundled MiniLM
     embedder_backend: EmbedderBackend = field(default="torch", metadata=_one_of(*EMBEDDER_BACKENDS))
+    embedder_device: EmbedderDevice = field(default="auto", metadata=_one_of(*EMBEDDER_DEVICES))
     judge: JudgeKind = field(default="reader", metadata=_one_of(*JUDGE_KINDS))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
     # Who judges passage relevance: the trained judge that ships with the package (its passage
@@ -90,7 +96,9 @@ class Settings:
     # Below 512 tokens not even one passage and its instructions fit (llama.cpp would also
     # silently raise it to 256); 131072 is the longest context of common GGUF readers.
     n_ctx: int = field(default=4096, metadata=_whole(512, 131072))
-    n_gpu_layers: int = field(default=0, metadata=_whole(-1, 10000))  # -1: all layers
+    # -1: all layers on the GPU when the installed llama.cpp can offload (a CUDA, Metal or Vulkan
+    # build of llama-cpp-python); a CPU-only build runs every layer on the CPU whatever this says.
+    n_gpu_layers: int = field(default=-1, metadata=_whole(-1, 10000))
     n_threads: int | None = field(default=None, metadata=_whole(1, 1024))  # unset: one per core
     # llama.cpp's repacked weight buffers: auto = off on CPUs with AMX, where they segfault
     # (models/llama_load.py), on elsewhere.

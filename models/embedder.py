@@ -15,7 +15,8 @@ import numpy as np
 from models import query_encoder
 from models.errors import ModelError
 
-from models.config import EMBEDDER_BACKENDS as BACKENDS
+from models.config import EMBEDDER_BACKENDS as BACKENDS, EMBEDDER_DEVICES as DEVICES
+GPU_BATCH = 256
 QUESTION_CHARS = 400  # a longer single text goes to sentence-transformers (numpy: ~0.1 s per 100 tokens)
 _GENERIC_FOLDERS = {"model", "models", "onnx", "snapshot", "weights"}
 
@@ -39,10 +40,12 @@ class Embedder:
     until its answers on the report sets are checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
     once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
     folder lives inside the installation and should stay as installed.
+
+    device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """
 
     def __init__(self, path: Path, backend: str = "torch", batch_size: int = 64,
-                 onnx_cache: Path | None = None):
+                 onnx_cache: Path | None = None, device: str = "auto"):
         if backend not in BACKENDS:
             raise ModelError(f"unknown embedder backend '{backend}' (use one of: {', '.join(BACKENDS)})")
         if backend == "model2vec":
@@ -52,6 +55,8 @@ class Embedder:
         self.path = Path(path)
         self.backend = backend
         self.batch_size = batch_size
+        self.device_setting = device  # resolved when passages are first encoded (that imports torch)
+        self.device = None
         self.name = model_name(self.path)
         self.onnx_cache = onnx_cache
         self._model = None
@@ -83,7 +88,10 @@ class Embedder:
         try:
             from sentence_transformers import SentenceTransformer
 
-            kwargs = {"device": "cpu", "local_files_only": True}
+            self.device = passage_device(self.device_setting, self.backend)
+            if self.device != "cpu":  # a GPU is fed larger batches; 64 suits a CPU's caches
+                self.batch_size = max(self.batch_size, GPU_BATCH)
+            kwargs = {"device": self.device, "local_files_only": True}
             folder = self.path
             if self.backend == "onnx":
                 folder, file_name = onnx_model(self.path, self.onnx_cache)
@@ -117,6 +125,28 @@ class Embedder:
             convert_to_numpy=True, show_progress_bar=False,
         )
         return vectors.astype(np.float32, copy=False)
+
+
+def passage_device(setting: str, backend: str = "torch") -> str:
+    """Where passages are encoded: `setting` ("auto", "cpu", "cuda", "mps") made concrete.
+
+    auto: a GPU when torch sees one, with the torch backend; the onnx backend stays on the CPU (its
+    GPU build, onnxruntime-gpu, is not what this package installs). A GPU asked for by name that is
+    not there is one clear error, not a silent CPU run."""
+    if setting not in DEVICES:
+        raise ModelError(f"unknown embedder device '{setting}' (use one of: {', '.join(DEVICES)})")
+    if setting == "cpu" or (setting == "auto" and backend != "torch"):
+        return "cpu"
+    import torch
+
+    found = {"cuda": torch.cuda.is_available(),
+             "mps": bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())}
+    if setting == "auto":
+        return next((name for name, present in found.items() if present), "cpu")
+    if not found[setting]:
+        raise ModelError(f"embedder_device = \"{setting}\" but torch {torch.__version__} sees no {setting} "
+                         f"device here; use \"auto\" or \"cpu\"")
+    return setting
 
 
 def cores() -> int:

@@ -88,10 +88,11 @@ def shared(key: tuple, factory):
 def reader_extra_buffers(settings: Settings):
     """Whether llama.cpp may use its repacked weight buffers for this reader on this CPU
     (a models.reader.llama_load.Choice, checked in a child process on first use and cached)."""
+    from models.reader.gpu_offload import gpu_layers
     from models.reader.llama_load import choose_extra_buffers
 
     return choose_extra_buffers(reader_path(settings), settings.reader_extra_buffers,
-                                settings.n_gpu_layers, cache_dir=Path(settings.data_dir) / "models")
+                                gpu_layers(settings.n_gpu_layers), cache_dir=Path(settings.data_dir) / "models")
 
 
 def get_reader(settings: Settings):
@@ -102,29 +103,33 @@ def get_reader(settings: Settings):
            settings.reader_extra_buffers)
 
     def load():
+        from models.reader.gpu_offload import gpu_layers
+
         extra = reader_extra_buffers(settings).extra_buffers
-        return Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=settings.n_gpu_layers,
+        return Reader(path, n_ctx=settings.n_ctx, n_gpu_layers=gpu_layers(settings.n_gpu_layers),
                       n_threads=settings.n_threads, extra_buffers=extra)
 
     return shared(key, load)
 
 
-def load_embedder(path: Path, backend: str, cache: Path | None = None):
+def load_embedder(path: Path, backend: str, cache: Path | None = None, device: str = "auto"):
     """The embedder of `backend`: an Embedder (onnx, torch), or the static model2vec one distilled
-    from `path`. `cache` holds what is made from the model on first use (the ONNX export, the table)."""
+    from `path`. `cache` holds what is made from the model on first use (the ONNX export, the table);
+    `device` is where a transformer embedder encodes passages (a static table is numpy, on the CPU)."""
     if backend == "model2vec":
         from models.static_embedder import StaticEmbedder
 
         return StaticEmbedder(path, cache)
     from models.embedder import Embedder
 
-    return Embedder(path, backend=backend, onnx_cache=cache)
+    return Embedder(path, backend=backend, onnx_cache=cache, device=device)
 
 
 def get_embedder(settings: Settings):
     path = embedder_path(settings)
-    key = ("embedder", str(path), settings.embedder_backend)
-    return shared(key, lambda: load_embedder(path, settings.embedder_backend, Path(settings.data_dir) / "models"))
+    key = ("embedder", str(path), settings.embedder_backend, settings.embedder_device)
+    return shared(key, lambda: load_embedder(path, settings.embedder_backend, Path(settings.data_dir) / "models",
+                                             settings.embedder_device))
 
 
 def get_judge(settings: Settings):

@@ -29,7 +29,7 @@ def embedder_factory(settings):
     from models.registry import embedder_path, load_embedder
 
     return functools.partial(load_embedder, embedder_path(settings), settings.embedder_backend,
-                             Path(settings.data_dir) / "models")
+                             Path(settings.data_dir) / "models", settings.embedder_device)
 
 
 def build(store: IndexStore, settings, parts: list[Part], address: str,
