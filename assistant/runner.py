@@ -93,6 +93,7 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy):
         return attribute(text, question, result.citations)
     from .grounding import ground
 
-    honest, encoder = strategy.grounding
+    honest, encoder, coverage = strategy.grounding
     memory = result.resolved_by.startswith("self-knowledge")
-    return ground(text, question, result.citations, honest=honest, from_memory=memory, encoder=encoder)
+    return ground(text, question, result.citations, honest=honest, from_memory=memory, encoder=encoder,
+                  coverage=coverage)

@@ -5,11 +5,12 @@ recorded answer of a results file is grounded against its question's own paragra
 MuSiQue's 20: gold support plus distractors) rather than the passages the pipeline read from the
 pooled index; --drop-support removes the question's supporting paragraphs first.
 Prints citation precision, support recall, share and EM by grounding label, and the check's time per
-answer; --encoder replays the check with its cross-encoder (the `encoder=true` option);
+answer; --encoder replays the check with its cross-encoder (the `encoder=true` option); --coverage
+the share of the question's words the cited passages must hold (default: the default strategy's);
 --untrained leaves out the training questions the grounding encoder learned from (for recorded answers
 to training questions, e.g. lab/results/tune_*).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.6]
 """
 from __future__ import annotations
 
@@ -24,12 +25,16 @@ from assistant.grounding import ground
 
 
 def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
-           untrained: bool = False) -> tuple[list[dict], float]:
+           untrained: bool = False, coverage: float | None = None) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
     import time
 
     from assistant.judge_training.grounding_encoder_train import encoder_trained_on
+    from assistant.strategies import make_strategy
+
+    if coverage is None:
+        coverage = make_strategy("default").grounding[2]
 
     file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
@@ -45,7 +50,7 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
         memory = record.get("resolved_by", "").startswith("self-knowledge")
         started = time.perf_counter()
         attribution = ground(record["prediction"], record["question"], passages, from_memory=memory,
-                             encoder=encoder)
+                             encoder=encoder, coverage=coverage)
         seconds += time.perf_counter() - started
         records.append({"scores": record["scores"], "grounding": attribution.grounding,
                         "answer_seconds": float(record.get("seconds") or 0.0),
@@ -60,10 +65,15 @@ def main() -> None:
     parser.add_argument("--drop-support", action="store_true")
     parser.add_argument("--encoder", action="store_true", help="with the cross-encoder (encoder=true)")
     parser.add_argument("--untrained", action="store_true", help="leave out questions the encoder learned from")
+    parser.add_argument("--coverage", type=float, default=None,
+                        help="share of the question's words the cited passages must hold (0: off; "
+                             "default: the default strategy's)")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
-            + (" (encoder=true)" if args.encoder else ""))
-    records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained)
+            + (" (encoder=true)" if args.encoder else "")
+            + (f" (coverage={args.coverage:g})" if args.coverage is not None else ""))
+    records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained,
+                              args.coverage)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

@@ -77,6 +77,36 @@ def test_a_multi_hop_answer_cites_its_bridge_too():
     assert {p.id for p in attribution.cited} == {"director", "film"}
 
 
+def test_an_answer_resting_on_a_passage_about_something_else_is_not_presented_as_supported():
+    """The bridge hidden (as --drop-support hides it): the answer's sentence is in a passage about
+    another film, which holds little of the question; the check alone would cite it."""
+    passages = [
+        Passage("other", "Green Valley is a 2001 comedy film directed by Paul Brun, who was born in Lyon.",
+                "Green Valley"),
+        Passage("town", "Lyon is a city in France on the Rhone.", "Lyon"),
+    ]
+    question, answer = "In which city was the director of Blue Harbor born?", "Lyon"
+    assert ground(answer, question, passages, coverage=0.0).grounding == SUPPORTED
+    hidden = ground(answer, question, passages, coverage=0.6)
+    assert hidden.grounding == UNSUPPORTED and hidden.cited == []
+    with_bridge = passages + [Passage("film", "Blue Harbor is a 1998 drama film directed by Paul Brun.",
+                                      "Blue Harbor")]
+    assert ground(answer, question, with_bridge, coverage=0.6).grounding == SUPPORTED
+
+
+def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages():
+    from assistant.grounding import question_coverage
+    from assistant.grounding_features import Text
+
+    question = "In which city was the director of Blue Harbor born?"  # city, director, blue, harbor, born
+    film = Text.of("Blue Harbor is a 1998 drama film directed by Paul Brun.", "Blue Harbor")
+    person = Text.of("Paul Brun is a director, born in Lyon, a city in France.", "Paul Brun")
+    assert question_coverage(question, []) == 0.0
+    assert question_coverage(question, [film]) == pytest.approx(2 / 5)
+    assert question_coverage(question, [film, person]) == pytest.approx(1.0)
+    assert question_coverage("Is it?", [film]) == 1.0  # nothing of its own to cover
+
+
 def test_unknown_and_memory_answers_are_labelled_not_cited():
     unknown = check("Who leads Project Otter?", "unknown")
     assert unknown.grounding == UNSUPPORTED and unknown.marked_text == \

@@ -65,8 +65,8 @@ def test_yes_no_questions_make_no_encoder_groups():
 
 
 def test_the_option_switches_the_encoder_and_its_ablation_reads_words_alone():
-    assert make_strategy("default").grounding == (True, False)
-    assert make_strategy("default:encoder=true").grounding == (True, True)
+    assert make_strategy("default").grounding == (True, False, 0.6)
+    assert make_strategy("default:encoder=true").grounding == (True, True, 0.6)
     assert make_strategy("default:ground=false,encoder=true").grounding is None
     asked = ScriptedEncoder(lambda text: 0.9)
     ground("Tomas Lindqvist", "Who leads Project Otter?", [HERON, OTTER])

@@ -26,8 +26,8 @@ class Strategy:
         return False
 
     @property
-    def grounding(self) -> tuple[bool, bool] | None:
-        """(honest, encoder) for the grounding check of its answers (assistant/grounding.py), or None
+    def grounding(self) -> tuple[bool, bool, float] | None:
+        """(honest, encoder, coverage) for the grounding check of its answers (assistant/grounding.py), or None
         for the older word-overlap attribution (assistant/citations.py)."""
         return None
 
