@@ -124,7 +124,7 @@ def recall(retriever, qv, truth, k=10) -> tuple[float, float]:
 
 
 # (nprobes, refine_factor, ef) settings whose recall is printed beside the retriever's own
-SETTINGS_SWEEP = [VectorSearch(8, 1, 50), VectorSearch(8, 1, 100), VectorSearch(8, 2, 50), VectorSearch(8, 2, 200),
+SETTINGS_SWEEP = [VectorSearch(8, 1, 100), VectorSearch(8, 2, 50), VectorSearch(8, 2, 100), VectorSearch(8, 2, 300),
                   VectorSearch(3, 2, 100)]
 PQ_SWEEP = [VectorSearch(20, 1), VectorSearch(32, 10), VectorSearch(64, 10)]
 
