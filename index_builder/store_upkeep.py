@@ -14,9 +14,11 @@ CLEANUP_AFTER_MINUTES = 5  # old table versions kept this long for readers still
 VECTOR_INDEX_MIN_ROWS = 50_000  # below this, exact vector search is fast enough and exact
 REBUILD_GROWTH = 4  # retrain the vector index once the table is this many times its trained size
 # Rows per IVF partition of the HNSW index. Each partition is one HNSW graph, built in parallel
-# with the others; a query searches every graph it probes, so few large partitions are fastest to
-# query (10^6 rows: 4 graphs) while still giving the build a few cores' worth of parallel work.
+# with the others, and a query walks every graph (the retriever probes MAX_PARTITIONS): few large
+# graphs are fastest to query (10^6 rows: 4) while still giving the build parallel work. Past
+# MAX_PARTITIONS * ROWS_PER_PARTITION rows the graphs grow instead: a walk costs ~log(rows).
 ROWS_PER_PARTITION = 250_000
+MAX_PARTITIONS = 8
 HNSW_LINKS = 16  # neighbours per node (m): recall at a given ef against graph size and build time
 HNSW_BUILD_EF = 150  # candidates kept while linking a node (ef_construction)
 
@@ -87,6 +89,6 @@ def build_vector_index(table, rows: int) -> None:
     recall (benchmarks/bench_query.py)."""
     from lancedb.index import IvfHnswSq
 
-    partitions = max(1, -(-rows // ROWS_PER_PARTITION))  # ceil: no partition over the target size
+    partitions = min(MAX_PARTITIONS, max(1, -(-rows // ROWS_PER_PARTITION)))  # ceil: none over the size
     table.create_index("vector", replace=True, config=IvfHnswSq(
         distance_type="cosine", num_partitions=partitions, m=HNSW_LINKS, ef_construction=HNSW_BUILD_EF))
