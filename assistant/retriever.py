@@ -25,12 +25,13 @@ class VectorSearch:
 
 
 # Per index kind (`IndexStore.vector_index_type`). HNSW-SQ (built now): every partition's graph
-# is searched (there are at most MAX_PARTITIONS), since on the benchmark's clustered vectors
-# probing 3 of 4 partitions lost a twentieth of the true neighbours; SQ's int8 distances cost
-# ~0.02 of recall@10 that a 2x exact re-rank restores (2*10^5 rows, 4 partitions: ef 100 alone
-# 0.976, refined 1.000).
+# is walked (there are at most MAX_PARTITIONS): on the benchmark's clustered vectors probing 3 of
+# 4 partitions cost up to 7% of recall@10, depending on where k-means drew the borders. ef 150
+# with a 2x exact re-rank: on 10^6 rows (4 graphs, two builds) recall@10 0.991-0.999 (ef 100:
+# 0.984-0.999) for a vector side of 5-6.5 ms on 2 loaded cores; int8 distances alone (no
+# re-rank) 0.966-0.978 (benchmarks/bench_query.py, EVALUATION.md "Query speed at 10^6 rows").
 # IVF-PQ (indices built before): PQ distances alone put recall@10 near 0.5; on 10^6 rows (244
-# partitions) 32 / 64 / 128 partitions gave 0.85 / 0.93 / 0.99 at 9 / 13 / 19 ms.
+# partitions) 32 / 64 / 128 partitions gave 0.85 / 0.93 / 0.99 at 9 / 13 / 19 ms (quiet).
 VECTOR_SEARCH = {
     "IvfHnswSq": VectorSearch(nprobes=MAX_PARTITIONS, refine_factor=2, ef=150),
     "IvfPq": VectorSearch(nprobes=128, refine_factor=10),
