@@ -2,22 +2,41 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from index_builder.store import IndexStore
+from index_builder.store import MAX_PARTITIONS, IndexStore
 from index_builder.store_tables import quote
 
 from .events import Passage
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _COLUMNS = ["id", "title", "source", "path", "page", "section", "text"]
-# With a vector index (IVF-PQ, built on large tables): how many partitions a query visits, and
-# how many PQ candidates per wanted row are re-ranked by exact distance. PQ distances alone put
-# recall@10 near 0.5; refining brings it back near exact search. On 10^6 rows (244 partitions)
-# recall@10 was 0.85 / 0.93 / 0.99 visiting 32 / 64 / 128 partitions, at 9 / 13 / 19 ms for the
-# vector side (benchmarks/bench_query.py): 128 buys near-exact results for a few milliseconds.
-NPROBES = 128
-REFINE_FACTOR = 10
+
+
+@dataclass(frozen=True)
+class VectorSearch:
+    """How a query searches one kind of vector index: partitions visited (nprobes), candidates
+    per wanted row re-ranked by exact distance (refine_factor), graph candidates (ef, HNSW only)."""
+
+    nprobes: int
+    refine_factor: int
+    ef: int | None = None
+
+
+# Per index kind (`IndexStore.vector_index_type`). HNSW-SQ (built now): every partition's graph
+# is walked (there are at most MAX_PARTITIONS): on the benchmark's clustered vectors probing 3 of
+# 4 partitions cost up to 7% of recall@10, depending on where k-means drew the borders. ef 150
+# with a 2x exact re-rank: on 10^6 rows (4 graphs, two builds) recall@10 0.991-0.999 (ef 100:
+# 0.984-0.999) for a vector side of 5-6.5 ms on 2 loaded cores; int8 distances alone (no
+# re-rank) 0.966-0.978 (benchmarks/bench_query.py, EVALUATION.md "Query speed at 10^6 rows").
+# IVF-PQ (indices built before): PQ distances alone put recall@10 near 0.5; on 10^6 rows (244
+# partitions) 32 / 64 / 128 partitions gave 0.85 / 0.93 / 0.99 at 9 / 13 / 19 ms (quiet).
+VECTOR_SEARCH = {
+    "IvfHnswSq": VectorSearch(nprobes=MAX_PARTITIONS, refine_factor=2, ef=150),
+    "IvfPq": VectorSearch(nprobes=128, refine_factor=10),
+}
+OTHER_INDEX = VECTOR_SEARCH["IvfPq"]  # another IVF kind: probe widely and refine, as for PQ
 
 
 class Retriever(Protocol):
@@ -53,16 +72,17 @@ def fts_query(text: str) -> str:
 
 class HybridRetriever:
     def __init__(self, store: IndexStore, embedder, candidates: int = 30,
-                 nprobes: int = NPROBES, refine_factor: int = REFINE_FACTOR, sources: Sequence[str] | None = None):
-        """sources: search only the passages of these sources (a collection's); None: all."""
+                 vector_search: VectorSearch | None = None, sources: Sequence[str] | None = None):
+        """sources: search only the passages of these sources (a collection's); None: all.
+        vector_search: None: the settings for the table's kind of vector index."""
         store.check_embedding_model(embedder.model_id)
         self.store = store
         self.embedder = embedder
         self.candidates = candidates
         self.table = store.passages
-        self.indexed = store.has_vector_index()
-        self.nprobes = nprobes
-        self.refine_factor = refine_factor
+        self.index_type = store.vector_index_type()
+        self.indexed = self.index_type is not None
+        self.vector_search = vector_search or VECTOR_SEARCH.get(self.index_type, OTHER_INDEX)
         from index_builder.health import searchable_filter
 
         with store.errors():  # passages of a document an interrupted run left unfinished stay out
@@ -70,33 +90,46 @@ class HybridRetriever:
         within = f"source IN ({quote(sources)})" if sources is not None else None  # one collection's sources
         self.where = " AND ".join(f"({c})" for c in (keep_out, within) if c) or None  # one filter, built once
 
-    def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS) -> list[dict]:
+    def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS, row_ids: bool = False) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
-                 .limit(n).select(columns + ["_distance"]))
+                 .limit(n).select(columns + ["_distance"]).with_row_id(row_ids))
         if self.indexed:
-            query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
+            settings = self.vector_search
+            query = query.nprobes(settings.nprobes).refine_factor(settings.refine_factor)
+            if settings.ef is not None:
+                # a graph walk yields at most ef candidates, and refining wants n * refine_factor
+                query = query.ef(max(settings.ef, n * settings.refine_factor))
         if self.where:
             query = query.where(self.where, prefilter=True)
         return query.to_list()
 
-    def by_text(self, query: str, n: int) -> list[dict]:
+    def by_text(self, query: str, n: int, columns: list[str] = _COLUMNS, row_ids: bool = False) -> list[dict]:
         words = fts_query(query)
         if not words:
             return []
-        query = self.table.search(words, query_type="fts", fts_columns="search_text")
+        query = self.table.search(words, query_type="fts", fts_columns="search_text").with_row_id(row_ids)
         if self.where:
             query = query.where(self.where, prefilter=True)
-        return query.limit(n).select(_COLUMNS + ["_score"]).to_list()
+        return query.limit(n).select(columns + ["_score"]).to_list()
 
     def search(self, query: str, k: int) -> list[Passage]:
         n = max(k, self.candidates)
         vector = self.embedder.encode([query])[0]
         with self.store.errors():  # a damaged index is one line saying so, not a Lance error
-            by_vector = self.by_vector(vector, n)
-            by_text = self.by_text(query, n)
-        rows = {r["id"]: r for r in by_vector + by_text}
-        fused = fuse([[r["id"] for r in by_vector], [r["id"] for r in by_text]], k)
-        return [self._passage(rows[pid], score) for pid, score in fused]
+            # ids first: the passages' columns are read for the k fused rows only, not for the
+            # 2n candidates (on 10^6 rows reading them cost more than the full-text search)
+            by_vector = self.by_vector(vector, n, ["id"], row_ids=True)
+            by_text = self.by_text(query, n, ["id"], row_ids=True)
+            fused = fuse([[r["id"] for r in by_vector], [r["id"] for r in by_text]], k)
+            rows = self._rows({r["id"]: r["_rowid"] for r in by_vector + by_text}, [pid for pid, _ in fused])
+        return [self._passage(rows[pid], score) for pid, score in fused if pid in rows]
+
+    def _rows(self, row_id_of: dict[str, int], ids: list[str]) -> dict[str, dict]:
+        """The passages' columns of these ids, by the row ids their search gave (same table version)."""
+        if not ids:
+            return {}
+        found = self.table.take_row_ids([row_id_of[pid] for pid in ids]).select(_COLUMNS).to_list()
+        return {row["id"]: row for row in found}
 
     def similarity(self, query: str, texts: Sequence[str]) -> list[float]:
         return cosine_to_query(self.embedder, query, texts)

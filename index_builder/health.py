@@ -78,7 +78,7 @@ def rebuild_search_indices(store, force: bool = False) -> list[str]:
         done.append("full-text index")
     rows = table.count_rows()
     if (force or "vector index" in broken) and rows >= VECTOR_INDEX_MIN_ROWS:
-        build_vector_index(table, rows, int(store.meta["dim"]))
+        build_vector_index(table, rows)
         store.meta["vector_index_rows"] = rows
         done.append("vector index")
     return done

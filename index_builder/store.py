@@ -33,13 +33,13 @@ from .store_sources import SourceLifecycle
 from .store_status import StatusReport
 from .store_tables import (DOCUMENTS, DOCUMENTS_SCHEMA, META_FILE, PASSAGES, DocumentRecord,
                            legacy_model_id, passages_schema, read_meta)
-from .store_upkeep import (CLEANUP_AFTER_MINUTES, REBUILD_GROWTH, ROWS_PER_PARTITION,
+from .store_upkeep import (CLEANUP_AFTER_MINUTES, MAX_PARTITIONS, REBUILD_GROWTH, ROWS_PER_PARTITION,
                            VECTOR_INDEX_MIN_ROWS, IndexUpkeep, build_vector_index)
 
 # Re-exported: importers of index_builder.store keep finding these here.
 __all__ = ["IndexStore", "DocumentRecord", "DOCUMENTS", "DOCUMENTS_SCHEMA", "META_FILE", "PASSAGES",
            "legacy_model_id", "passages_schema", "CLEANUP_AFTER_MINUTES", "REBUILD_GROWTH",
-           "ROWS_PER_PARTITION", "VECTOR_INDEX_MIN_ROWS", "build_vector_index"]
+           "MAX_PARTITIONS", "ROWS_PER_PARTITION", "VECTOR_INDEX_MIN_ROWS", "build_vector_index"]
 
 # LanceDB's Rust side logs warnings to stderr (e.g. about a damaged full-text index) around the
 # one-line errors this module gives; errors reach the user through those instead.

@@ -39,7 +39,7 @@ class IndexStatus:
     disk_bytes: int
     updated: float | None  # time of the last finished run; None: never
     sources: tuple[SourceStatus, ...]  # sorted by name
-    vector_index: bool  # an IVF-PQ index is built (else exact vector search)
+    vector_index: bool  # a vector index is built (IVF-HNSW-SQ, or IVF-PQ on older indices; else exact search)
     problems: tuple[str, ...] = ()  # what index/health.py finds missing or unreadable; () when healthy
 
     def source(self, name: str) -> SourceStatus | None:

@@ -81,3 +81,32 @@ def test_vector_index_built_when_large_refined_search_and_retrained_on_growth(tm
     store.finish()
     assert store.meta["vector_index_rows"] == 3300
     assert HybridRetriever(store, embedder).search("item3001 tag5 colour11 shape1", k=3)[0].path == "doc3001"
+
+
+
+@pytest.mark.parametrize("kind", ["IvfHnswSq", "IvfPq"])
+def test_indexed_search_finds_what_exact_search_finds_with_either_index_kind(tmp_path, monkeypatch, kind):
+    # the kind built now (HNSW graphs in 3 partitions) and the IVF-PQ kind users' older indices have
+    monkeypatch.setattr(store_module, "ROWS_PER_PARTITION", 1000)
+    embedder = WordEmbedder()
+    store = IndexStore.open_or_create(tmp_path / "index", embedder.model_id, embedder.dim)
+    count = 3000
+    write_documents(store, embedder, documents(count))
+    store.finish()  # below the threshold: no vector index yet
+    exact = HybridRetriever(store, embedder)
+    assert not exact.indexed
+    queries = [embedder.encode([f"tag{i % 7} colour{(i * 7) % 13} shape{i % 5} item{i}"])[0]
+               for i in range(0, count, 150)]
+    expected = [[row["id"] for row in exact.by_vector(vector, 5, ["id"])] for vector in queries]
+    if kind == "IvfHnswSq":
+        store_module.build_vector_index(store.passages, count)
+    else:
+        from lancedb.index import IvfPq
+        store.passages.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=16,
+                                                           num_sub_vectors=4))
+    retriever = HybridRetriever(store, embedder)
+    assert retriever.index_type == kind
+    got = [[row["id"] for row in retriever.by_vector(vector, 5, ["id"])] for vector in queries]
+    assert [g[0] for g in got] == [e[0] for e in expected]
+    found = sum(len(set(g) & set(e)) for g, e in zip(got, expected))
+    assert found >= 0.95 * 5 * len(queries)
