@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from .pick_list import PickListScreen
 
 
 @dataclass
@@ -33,28 +31,16 @@ def thread_line(saved: SavedThread, current: str | None) -> Text:
     return out
 
 
-class ThreadsScreen(ModalScreen[str | None]):
+class ThreadsScreen(PickListScreen):
     """Saved threads, the most recent first; Enter returns the chosen one's name."""
 
     BINDINGS = [Binding("escape,f7", "dismiss(None)", "Close")]
+    name_id = "threads"
 
     def __init__(self, saved: list[SavedThread], current: str | None = None):
-        super().__init__()
+        keys = ("↑↓ choose · Enter reopens it · Esc closes · Ctrl+N on the main screen starts a new one" if saved
+                else "No saved conversation yet: every question you ask starts or continues one. Esc closes.")
+        super().__init__("Saved conversations (also `assistant chat --thread NAME`)",
+                         [Option(thread_line(s, current), id=s.name) for s in saved], keys)
         self.saved = saved
         self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="threads-box"):
-            yield Static(Text("Saved conversations (also `assistant chat --thread NAME`)", "bold"),
-                         id="threads-title")
-            yield OptionList(*[Option(thread_line(s, self.current), id=s.name) for s in self.saved], id="threads")
-            yield Static(Text("↑↓ choose · Enter reopens it · Esc closes · Ctrl+N on the main screen starts a "
-                              "new one" if self.saved else "No saved conversation yet: every question you ask "
-                              "starts or continues one. Esc closes.", "dim"), id="threads-keys")
-
-    def on_mount(self) -> None:
-        self.query_one("#threads", OptionList).focus()
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(event.option.id)

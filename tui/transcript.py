@@ -4,17 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from assistant.events import Answer, Event
 from assistant.step_text import passage_name
 
 from .panels import marked
+from .pick_list import PickListScreen
 
 
 @dataclass
@@ -51,32 +48,20 @@ def entry(number: int, exchange: Exchange) -> Text:
     return out
 
 
-class TranscriptScreen(ModalScreen[int | None]):
+class TranscriptScreen(PickListScreen):
     """Lists the session's exchanges, newest last; Enter returns the chosen one's index."""
 
     BINDINGS = [Binding("escape,f5", "dismiss(None)", "Close")]
+    name_id = "transcript"
 
     def __init__(self, exchanges: list[Exchange], current: int | None = None):
-        super().__init__()
+        keys = ("↑↓ choose · Enter shows the question's steps and answer · Esc closes" if exchanges
+                else "No question yet in this session. Esc closes.")
+        highlighted = (current if current is not None else len(exchanges) - 1) if exchanges else None
+        super().__init__("Transcript of this session",
+                         [Option(entry(i + 1, x), id=str(i)) for i, x in enumerate(exchanges)], keys, highlighted)
         self.exchanges = exchanges
         self.current = current
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="transcript-box"):
-            yield Static(Text("Transcript of this session", "bold"), id="transcript-title")
-            options = OptionList(*[Option(entry(i + 1, x), id=str(i)) for i, x in enumerate(self.exchanges)],
-                                 id="transcript")
-            yield options
-            yield Static(Text("↑↓ choose · Enter shows the question's steps and answer · Esc closes"
-                              if self.exchanges else "No question yet in this session. Esc closes.", "dim"),
-                         id="transcript-keys")
-
-    def on_mount(self) -> None:
-        options = self.query_one("#transcript", OptionList)
-        if self.exchanges:
-            options.highlighted = self.current if self.current is not None else len(self.exchanges) - 1
-        options.focus()
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(int(event.option.id))
+    def chosen(self, option_id: str) -> int:
+        return int(option_id)
