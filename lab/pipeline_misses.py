@@ -32,6 +32,7 @@ from assistant.evaluation import metrics  # noqa: E402
 from assistant.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
 from assistant.rerank import Ranked, judge_pool, judge_union  # noqa: E402
 from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
+from assistant.judge_training.chain_fit import run_plain  # noqa: E402
 from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
 from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
@@ -45,15 +46,6 @@ def sub_searches(record: dict) -> list[str]:
         queries.append(bridged_query(written, pairs))
         pairs.append((asked, answer))
     return queries
-
-
-def result_of(steps):
-    """Run one of the pipeline's step generators to its end, without its events; its result."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as end:
-            return end.value
 
 
 class Replay:
@@ -76,14 +68,14 @@ class Replay:
         """The search's pool grown by the selector's expansion searches and ranked, as judge_pool
         ranks it (`.pool`: all of it, best first; `.kept`: what the reader reads)."""
         if query not in self._ranked:
-            self._ranked[query] = result_of(judge_pool(self.ctx, query, self.search(query)))
+            self._ranked[query] = run_plain(judge_pool(self.ctx, query, self.search(query)))
         return self._ranked[query]
 
     def union(self, question: str, record: dict) -> Ranked:
         """Everything the first hop and the sub-question searches found, ranked against the
         question by rerank.judge_union (hop_read=union)."""
         searches = [self.search(q) for q in sub_searches(record)]
-        return result_of(judge_union(self.ctx, question, self.ranked(question), searches))
+        return run_plain(judge_union(self.ctx, question, self.ranked(question), searches))
 
     def first_and_parts(self, question: str, record: dict, first: int | None = FIRST_HOP_CARRIED) -> list:
         """The first hop's top `first` kept passages (None: all it kept), then each sub-question's

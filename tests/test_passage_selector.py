@@ -10,6 +10,7 @@ import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.events import Relevance, Retrieved
+from assistant.judge_training.chain_fit import run_plain
 from assistant.judge_training.selector_fit import fit_gbm, gbm_json
 from assistant.pool_features import FEATURES, PoolPassage, pool_features
 from assistant.pool_select import merge_pool, search_order, selector_scores
@@ -244,15 +245,6 @@ def test_train_selector_searches_a_training_file(tmp_path):
     assert len(pools[question.id]) == POOL and all(r["expansion"] == 0 for r in pools[question.id])
 
 
-def drain(generator):
-    """Run a step generator to its end; its return value."""
-    try:
-        while True:
-            next(generator)
-    except StopIteration as stop:
-        return stop.value
-
-
 def test_judge_union_ranks_later_searches_with_the_first_pool_as_expansions(judge_copy):
     """The multi-hop answer's pool: the first hop's judged pool plus what the sub-question searches
     added (as expansion finds, to the expansion depth), scored again against the question."""
@@ -265,10 +257,10 @@ def test_judge_union_ranks_later_searches_with_the_first_pool_as_expansions(judg
     ctx = make_context(reader=FakeReader(), retriever=retriever, judge=FakeJudge(), pool=2, max_passages=2,
                        min_passages=1)
     ctx.relevance = RelevanceJudge(judge_copy, n_threads=1)
-    first = drain(judge_pool(ctx, "Who starred in Kiss and Tell?", retriever.search("q", 2)))
+    first = run_plain(judge_pool(ctx, "Who starred in Kiss and Tell?", retriever.search("q", 2)))
     assert [f.expansion for f in first.found] == [0, 0] and len(first.found) == len(first.pool)
     later = [Passage(id=pid, text=f"{pid} text", title=pid) for pid in ("p1", "s1", "s2", "s3")]
-    union = drain(judge_union(ctx, "Who starred in Kiss and Tell?", first, [later]))
+    union = run_plain(judge_union(ctx, "Who starred in Kiss and Tell?", first, [later]))
     # p1 is already in the pool; s3 is 4th in its search, past the expansion depth (3)
     assert {p.id for p in union.pool} == {"p0", "p1", "s1", "s2"}
     assert {p.id for p in union.pool[:2]} == {"s1", "s2"}  # the tree rates expansion finds high

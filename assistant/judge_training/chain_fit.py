@@ -88,7 +88,8 @@ class FittedScorer:
 
 
 def run_plain(generator):
-    """Drive a selection generator whose searches yield nothing; its return value."""
+    """Run a generator to its end, dropping what it yields (a selection whose searches find nothing,
+    a pipeline step without its events); its return value."""
     try:
         while True:
             next(generator)
