@@ -114,14 +114,19 @@ class _StopEvent:
 
 
 @contextlib.contextmanager
-def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None) -> Iterator[IndexWriter]:
+def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None,
+            on_loaded: Callable[[], None] | None = None) -> Iterator[IndexWriter]:
     """The index opened (or created) for writing. The lock is taken before the embedder loads,
-    so that a busy index is said at once."""
+    so that a busy index is said at once. `on_loaded` is called once the embedder is loaded and
+    before the store is opened or created: from there on the work writes, so a Ctrl-C must only
+    ask it to stop (a KeyboardInterrupt while the tables were created gave a bare "interrupted")."""
     from index_builder import lock
     from index_builder.store import IndexStore
 
     with lock.write_lock(settings.index_path):
         embedder = (embedder_factory or _registry_embedder)(settings)
+        if on_loaded is not None:
+            on_loaded()
         with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
             yield IndexWriter(settings, store, embedder)
 

@@ -76,3 +76,28 @@ def test_ctrl_c_stops_index_add_without_orphans_and_a_rerun_completes(tmp_path, 
     assert resumed.returncode == 0, resumed.stderr
     assert passage_ids(data) == clean_build_ids(folder)
     assert IndexStore.open(data / "index").documents.count_rows() == FILES
+
+
+def test_the_loading_phase_ends_before_the_index_is_written(tmp_path):
+    """A Ctrl-C while `index add` loads raises at once (nothing is written yet); from the moment
+    the store is opened or created it only asks the work to stop. The flag used to be turned off
+    after the store was created, so a Ctrl-C landing while the tables were made ended with a bare
+    "interrupted" (a flaky test_ctrl_c_stops_index_add... on a busy machine)."""
+    from helpers.hash_embedder import HashEmbedder
+
+    from assistant import service
+    from assistant.cli.ctrl_c import StopFlag
+    from index_builder.store_tables import META_FILE
+    from models.config import load_settings
+
+    settings = load_settings(data_dir=tmp_path, index=tmp_path / "index")
+    flag = StopFlag(loading=True)
+    seen = []
+
+    def loaded():
+        seen.append((tmp_path / "index" / META_FILE).exists())
+        flag.loaded()
+
+    with service.writing(settings, lambda s: HashEmbedder(), on_loaded=loaded) as writer:
+        assert writer.store is not None
+    assert seen == [False] and not flag.loading

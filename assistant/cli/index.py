@@ -71,8 +71,7 @@ def add(
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
-        should_stop.loaded()
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
@@ -111,8 +110,7 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
-        should_stop.loaded()
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
@@ -125,8 +123,7 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
     """Index a dump or a passage file on a Ray cluster: planned and checked first, then shards."""
     plan = service.plan_cluster(kind, path, address, limit)  # checked before any model loads
     settings = _settings(index, backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings) as writer:
-        should_stop.loaded()
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
         bar, update = progress_bar("shards")
         with bar:
             summary = writer.add_on_cluster(plan, address, on_progress=update, should_stop=should_stop)
