@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, hop_row)
+                                 encoder_columns, encoder_pair, held, hop_row, names)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 MAX_CLAIM, MAX_HOP, CLOSEST = 3, 2, 3
@@ -82,43 +82,70 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     return SentenceSupport(claim, chosen, max(scores))
 
 
+@dataclass(frozen=True)
+class GroundingRule:
+    """How strict the check is before an answer is presented as supported (the default strategy's
+    options). coverage: the share of the question's words the cited passages must hold together;
+    names: the share of the question's names and numbers they must hold, and then every name and
+    number the answer states too (0 turns either off)."""
+
+    honest: bool = True
+    encoder: bool = False
+    coverage: float = 0.0
+    names: float = 0.0
+
+
 def question_coverage(question: str, cited: Sequence[Text]) -> float:
-    """The share of the question's own words that the cited passages hold together (1.0 for a
-    question of stopwords only). With each question's supporting paragraphs hidden, the reader's
-    answers were still presented as supported 24% (HotpotQA) and 31% (MuSiQue) of the time on
-    training questions, mostly on one passage about another subject; 60% coverage cut that to 7%
-    and 5% (EVALUATION.md, "Trust")."""
+    """The share of the question's own words that the cited passages hold together, a word's
+    ending aside (1.0 for a question of stopwords only). With each question's supporting paragraphs
+    hidden, the reader's answers were still presented as supported 24% (HotpotQA) and 31% (MuSiQue)
+    of the time on training questions, mostly on one passage about another subject (EVALUATION.md,
+    "Trust")."""
     asked = content(Text.of(question).tokens)
-    held = set().union(*(t.bag for t in cited)) if cited else set()
-    return sum(w in held for w in asked) / len(asked) if asked else 1.0
+    bag = set().union(*(t.bag for t in cited)) if cited else set()
+    return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
 
 
-def ground(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
-           from_memory: bool = False, trees=None, encoder: bool | object = False,
-           coverage: float = 0.0) -> Attribution:
+def names_coverage(question: str, answer: str, cited: Sequence[Text]) -> float:
+    """The share of the question's names and numbers the cited passages hold together; 0.0 when
+    they leave out a name or number the answer states. A passage about another subject can hold
+    most of a question's plain words ("leads", "project") but not its name ("Otter"), and an answer
+    that mixes two subjects ("Project Otter is led by Mira Okafor", from Project Heron's page)
+    names what its citations do not hold."""
+    bag = set().union(*(t.bag for t in cited)) if cited else set()
+    if not all(held(w, bag) for w in names(answer)):
+        return 0.0
+    asked = names(question)
+    return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
+
+
+def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
+           from_memory: bool = False, trees=None) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
-    sentence nothing supports, or whose cited passages hold less than `coverage` of the question's
-    words, is labelled "not in your documents" (when `honest`) with no citation.
-    `encoder`: True for the shipped encoder, False for the word features alone, or an encoder
-    (anything with `score(first, seconds)`)."""
+    sentence nothing supports, or whose cited passages hold too little of the question (the
+    rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
+    citation. `rule.encoder`: True for the shipped encoder, False for the word features alone, or
+    an encoder (anything with `score(first, seconds)`)."""
     given = list(given)
     if from_memory:
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
     trees = trees or shipped_trees()
     texts = [Text.of(p.text, p.title) for p in given]
     parts = sentences(answer) or [answer]
+    encoder = rule.encoder
     if encoder is True:
         encoder = shipped_encoder() if "claim_encoder" in trees.trees else False
     encode = (lambda claim: encoder_scores(encoder, question, claim, given)) if encoder else None
     supports = [support_of(question, s, texts, trees, encode) for s in parts]
     backed = all(s.passages for s in supports)
-    if backed and coverage:
+    if backed and (rule.coverage or rule.names):
         cited_texts = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
-        backed = question_coverage(question, cited_texts) >= coverage
+        backed = question_coverage(question, cited_texts) >= rule.coverage \
+            and (not rule.names or names_coverage(question, answer, cited_texts) >= rule.names)
     if not backed:
         closest = given[:CLOSEST]  # the passages read come ranked, best first
         guess = "" if NO_ANSWER.match(normalise(answer)) else f" The reader's unsupported guess: {answer}"
-        marked = f"{NOT_IN_DOCUMENTS}{guess}" if honest else answer
+        marked = f"{NOT_IN_DOCUMENTS}{guess}" if rule.honest else answer
         return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=closest)
     cited: list[Passage] = []
     numbers: dict[str, int] = {}

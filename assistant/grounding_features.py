@@ -76,6 +76,21 @@ def content(tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(w for w in tokens if w not in STOPWORDS))
 
 
+_NAME = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’.-]*|\d[\d,.]*)")
+
+
+def names(text: str) -> list[str]:
+    """The words of a text's names and numbers as written (capitalised words, figures), normalised
+    like `words`: "Who leads Project Otter?" -> ["project", "otter"] (a question word is a stopword)."""
+    return content([w for token in _NAME.findall(text) for w in words(token)])
+
+
+def held(word: str, bag: set[str]) -> bool:
+    """A word in a bag, or a long word sharing its first five letters with one ("Portugal" and
+    "Portuguese", a misspelt name): a check of words must not fail on their endings."""
+    return word in bag or (len(word) >= 5 and any(len(w) >= 5 and w[:5] == word[:5] for w in bag))
+
+
 @dataclass
 class Text:
     """A passage (or claim, or question) read once: its words, their set and its title's words."""

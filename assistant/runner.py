@@ -93,7 +93,5 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy):
         return attribute(text, question, result.citations)
     from .grounding import ground
 
-    honest, encoder, coverage = strategy.grounding
     memory = result.resolved_by.startswith("self-knowledge")
-    return ground(text, question, result.citations, honest=honest, from_memory=memory, encoder=encoder,
-                  coverage=coverage)
+    return ground(text, question, result.citations, strategy.grounding, from_memory=memory)

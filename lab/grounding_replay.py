@@ -1,16 +1,18 @@
 """Replay the grounding check on recorded answers: citations and labels without re-running the reader.
 
 A proxy for `assistant eval` with the check (issue 30), cheap enough to run on a busy machine: each
-recorded answer of a results file is grounded against its question's own paragraphs (HotpotQA's 10,
-MuSiQue's 20: gold support plus distractors) rather than the passages the pipeline read from the
-pooled index; --drop-support removes the question's supporting paragraphs first.
+recorded answer of a results file is grounded against the passages its run read (records written
+since results carry a `read` field: an exact replay), else against its question's own paragraphs
+(HotpotQA's 10, MuSiQue's 20: gold support plus distractors); --drop-support grounds against the
+question's own paragraphs less its supporting ones (a proxy: a run of `eval --drop-support` read
+its passages from the pooled index).
 Prints citation precision, support recall, share and EM by grounding label, and the check's time per
 answer; --encoder replays the check with its cross-encoder (the `encoder=true` option); --coverage
 the share of the question's words the cited passages must hold (default: the default strategy's);
 --untrained leaves out the training questions the grounding encoder learned from (for recorded answers
 to training questions, e.g. lab/results/tune_*).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.6]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75]
 """
 from __future__ import annotations
 
@@ -21,11 +23,14 @@ from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
 from assistant.events import Passage
+from dataclasses import replace
+
 from assistant.grounding import ground
 
 
 def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
-           untrained: bool = False, coverage: float | None = None) -> tuple[list[dict], float]:
+           untrained: bool = False, coverage: float | None = None,
+           names: float | None = None) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
     import time
@@ -33,8 +38,8 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
     from assistant.judge_training.grounding_encoder_train import encoder_trained_on
     from assistant.strategies import make_strategy
 
-    if coverage is None:
-        coverage = make_strategy("default").grounding[2]
+    rule = replace(make_strategy("default").grounding, encoder=encoder)  # the shipped rule, less what is given
+    rule = replace(rule, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
 
     file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
@@ -45,12 +50,14 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
         example = examples.get(record["id"])
         if example is None or (untrained and encoder_trained_on(f"{file_key}#{example.id}")):
             continue
-        paragraphs = [p for p in example.paragraphs if not (drop_support and p.is_supporting)]
-        passages = [Passage(id=str(i), text=p.text, title=p.title) for i, p in enumerate(paragraphs)]
+        if "read" in record and not drop_support:  # exactly what the run read (results since the read field)
+            passages = [Passage(id=p["id"], text=p["text"], title=p["title"]) for p in record["read"]]
+        else:
+            paragraphs = [p for p in example.paragraphs if not (drop_support and p.is_supporting)]
+            passages = [Passage(id=str(i), text=p.text, title=p.title) for i, p in enumerate(paragraphs)]
         memory = record.get("resolved_by", "").startswith("self-knowledge")
         started = time.perf_counter()
-        attribution = ground(record["prediction"], record["question"], passages, from_memory=memory,
-                             encoder=encoder, coverage=coverage)
+        attribution = ground(record["prediction"], record["question"], passages, rule, from_memory=memory)
         seconds += time.perf_counter() - started
         records.append({"scores": record["scores"], "grounding": attribution.grounding,
                         "answer_seconds": float(record.get("seconds") or 0.0),
@@ -68,12 +75,16 @@ def main() -> None:
     parser.add_argument("--coverage", type=float, default=None,
                         help="share of the question's words the cited passages must hold (0: off; "
                              "default: the default strategy's)")
+    parser.add_argument("--names", type=float, default=None,
+                        help="share of the question's names and numbers the cited passages must hold, "
+                             "and all the answer's (0: off; default: the default strategy's)")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
             + (" (encoder=true)" if args.encoder else "")
-            + (f" (coverage={args.coverage:g})" if args.coverage is not None else ""))
+            + (f" (coverage={args.coverage:g})" if args.coverage is not None else "")
+            + (f" (names={args.names:g})" if args.names is not None else ""))
     records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained,
-                              args.coverage)
+                              args.coverage, args.names)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

@@ -11,7 +11,7 @@ from assistant.evaluation.results import ResultsFile
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
 from assistant.events import Passage
-from assistant.grounding import MEMORY, SUPPORTED, UNSUPPORTED, ground
+from assistant.grounding import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
 from assistant.grounding_features import numbers_normalised, words
 from models.config import Settings
 
@@ -29,8 +29,8 @@ FOLDER = [
 ]
 
 
-def check(question, answer, passages=FOLDER, **kw):
-    return ground(answer, question, passages, **kw)
+def check(question, answer, passages=FOLDER, from_memory=False, **rule):
+    return ground(answer, question, passages, GroundingRule(**rule), from_memory=from_memory)
 
 
 def test_numbers_dates_and_number_words_are_one_form():
@@ -86,12 +86,13 @@ def test_an_answer_resting_on_a_passage_about_something_else_is_not_presented_as
         Passage("town", "Lyon is a city in France on the Rhone.", "Lyon"),
     ]
     question, answer = "In which city was the director of Blue Harbor born?", "Lyon"
-    assert ground(answer, question, passages, coverage=0.0).grounding == SUPPORTED
-    hidden = ground(answer, question, passages, coverage=0.6)
-    assert hidden.grounding == UNSUPPORTED and hidden.cited == []
+    assert check(question, answer, passages).grounding == SUPPORTED
+    for rule in ({"coverage": 0.7}, {"names": 0.75}, {"coverage": 0.4, "names": 0.75}):
+        hidden = check(question, answer, passages, **rule)
+        assert hidden.grounding == UNSUPPORTED and hidden.cited == [], rule
     with_bridge = passages + [Passage("film", "Blue Harbor is a 1998 drama film directed by Paul Brun.",
                                       "Blue Harbor")]
-    assert ground(answer, question, with_bridge, coverage=0.6).grounding == SUPPORTED
+    assert check(question, answer, with_bridge, coverage=0.4, names=0.75).grounding == SUPPORTED
 
 
 def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages():
@@ -102,9 +103,36 @@ def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages(
     film = Text.of("Blue Harbor is a 1998 drama film directed by Paul Brun.", "Blue Harbor")
     person = Text.of("Paul Brun is a director, born in Lyon, a city in France.", "Paul Brun")
     assert question_coverage(question, []) == 0.0
-    assert question_coverage(question, [film]) == pytest.approx(2 / 5)
+    assert question_coverage(question, [film]) == pytest.approx(3 / 5)  # "directed" holds "director"
     assert question_coverage(question, [film, person]) == pytest.approx(1.0)
     assert question_coverage("Is it?", [film]) == 1.0  # nothing of its own to cover
+    # a word's ending aside: "Portuguese" in the question, "Portugal" in the passage
+    assert question_coverage("Which Portuguese city?", [Text.of("Porto is a city in Portugal.")]) == 1.0
+
+
+def test_names_coverage_wants_the_questions_names_and_all_the_answers():
+    from assistant.grounding import names_coverage
+    from assistant.grounding_features import Text, names
+
+    assert names("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
+    heron, otter = (Text.of(p.text, p.title) for p in FOLDER[:2])
+    question = "Who leads Project Otter?"
+    assert names_coverage(question, "Tomas Lindqvist", [otter]) == 1.0
+    assert names_coverage(question, "Mira Okafor", [heron]) == 0.5  # Heron's page: "Project", not "Otter"
+    # a claim that mixes the two pages names what its citation does not hold
+    assert names_coverage(question, "Project Otter is led by Mira Okafor.", [heron]) == 0.0
+    assert names_coverage("Who leads it?", "Mira Okafor", [heron]) == 1.0  # no name asked, the answer's held
+
+
+def test_a_claim_mixing_two_pages_is_not_presented_as_supported_with_the_names_rule():
+    """SmolLM2's answer in the new user's trial: Otter's question, Heron's leader; every word of
+    the claim but "Otter" is on Heron's page, so the claim trees alone find it supported."""
+    question, mixed = "Who leads Project Otter?", "Project Otter is led by the marine engineer Mira Okafor."
+    passages = [Passage("heron", "Project Heron builds a solar-powered weather buoy. The project is led by the "
+                        "marine engineer Mira Okafor, who joined in 2019.", "Project Heron"), FOLDER[1]]
+    assert check(question, mixed, passages, names=0.75).grounding == UNSUPPORTED
+    right = check(question, "Project Otter is led by Tomas Lindqvist.", passages, names=0.75)
+    assert right.grounding == SUPPORTED and [p.id for p in right.cited] == ["otter"]
 
 
 def test_unknown_and_memory_answers_are_labelled_not_cited():
@@ -162,6 +190,10 @@ def test_drop_support_hides_each_questions_own_paragraphs(tmp_path):
     assert normal["grounding"] == "supported" and normal["citations"] == ["Project Heron"]
     assert normal["support_cited"] is True and normal["cited_gold"] == [True]
     assert dropped["grounding"] == "not in your documents" and dropped["citations"] == []
+    # what the reader read, with its texts: the check can be replayed on exactly that (lab/grounding_replay)
+    assert [(p["title"], p["text"]) for p in normal["read"]] == [
+        ("Project Heron", "Project Heron is led by Mira Okafor."), ("Project Otter", "Project Otter is led by Tomas Lindqvist.")]
+    assert [p["title"] for p in dropped["read"]] == ["Project Otter"]
 
 
 def test_the_demo_reader_notice_is_said_once_and_only_for_the_bundled_reader(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.evaluation.datasets import Paragraph, QAExample
 from assistant.events import Passage
-from assistant.grounding import SUPPORTED, ground, shipped_trees
+from assistant.grounding import SUPPORTED, GroundingRule, ground, shipped_trees
 from assistant.grounding_features import encoder_columns, encoder_pair, readable_numbers
 from assistant.judge_training.grounding_pairs import BRIDGE, PLANTED, POSITIVE, SWAPPED, question_groups
 from assistant.judge_training.relevance_data import Question
@@ -65,14 +65,15 @@ def test_yes_no_questions_make_no_encoder_groups():
 
 
 def test_the_option_switches_the_encoder_and_its_ablation_reads_words_alone():
-    assert make_strategy("default").grounding == (True, False, 0.6)
-    assert make_strategy("default:encoder=true").grounding == (True, True, 0.6)
+    assert make_strategy("default").grounding == GroundingRule(True, False, 0.4, 0.75)
+    assert make_strategy("default:encoder=true").grounding == GroundingRule(True, True, 0.4, 0.75)
+    assert make_strategy("default:coverage=0,names=0").grounding == GroundingRule(True, False, 0.0, 0.0)
     assert make_strategy("default:ground=false,encoder=true").grounding is None
     asked = ScriptedEncoder(lambda text: 0.9)
     ground("Tomas Lindqvist", "Who leads Project Otter?", [HERON, OTTER])
     assert asked.calls == []
     if HAS_ENCODER:
-        ground("Tomas Lindqvist", "Who leads Project Otter?", [HERON, OTTER], encoder=asked)
+        ground("Tomas Lindqvist", "Who leads Project Otter?", [HERON, OTTER], GroundingRule(encoder=asked))
         assert asked.calls == [("Tomas Lindqvist | Who leads Project Otter?",
                                 [f"{p.title}: {p.text}" for p in (HERON, OTTER)])]
 
@@ -86,8 +87,8 @@ def test_the_encoders_score_moves_the_claim_score():
     believed = support_of(question, "Tomas Lindqvist", texts, shipped_trees(), lambda claim: [0.02, 0.95])
     doubted = support_of(question, "Tomas Lindqvist", texts, shipped_trees(), lambda claim: [0.02, 0.02])
     assert believed.passages[:1] == [1] and believed.score > doubted.score
-    assert ground("Tomas Lindqvist", question, [HERON, OTTER],
-                  encoder=ScriptedEncoder(lambda text: 0.95 if "Otter" in text else 0.02)).grounding == SUPPORTED
+    encoder = ScriptedEncoder(lambda text: 0.95 if "Otter" in text else 0.02)
+    assert ground("Tomas Lindqvist", question, [HERON, OTTER], GroundingRule(encoder=encoder)).grounding == SUPPORTED
 
 
 @pytest.mark.skipif(not HAS_ENCODER, reason="grounding.json has no claim_encoder trees")

@@ -70,6 +70,7 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "sub_answers": [[e.question, e.answer] for e in events if isinstance(e, SubAnswer)],
         "citations": [p.title or p.id for p in answer.citations],
         "grounding": answer.grounding,
+        "read": read_passages(events, answer),
         **citation_record(example, answer.citations),
         "peak_rss_mb": rss_mb,
         "drafts": top_level_drafts(events),
@@ -77,6 +78,13 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         # can be scored from the same run
         "refeed": next((e.data for e in reversed(events) if isinstance(e, RefeedDecision) and e.depth == 0), None),
     }
+
+
+def read_passages(events: Iterable[Event], answer: Answer) -> list[dict]:
+    """The passages the reader read for the answer, in prompt order, with their texts: the grounding
+    check (which never changes the answer) can then be replayed on exactly what a run read."""
+    found = {p.id: p for e in events if isinstance(e, Retrieved) for p in e.passages}
+    return [{"id": i, "title": found[i].title, "text": found[i].text} for i in answer.passages_read if i in found]
 
 
 def top_level_drafts(events: Iterable[Event]) -> list[dict]:

@@ -1,9 +1,12 @@
 """The interface every strategy implements (answer generation is assistant/answering.py)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..answering import StrategyRun
+
+if TYPE_CHECKING:
+    from ..grounding import GroundingRule
 from ..context import RunContext
 from .options import Option, StrategyOptions, as_spec_text
 
@@ -26,9 +29,9 @@ class Strategy:
         return False
 
     @property
-    def grounding(self) -> tuple[bool, bool, float] | None:
-        """(honest, encoder, coverage) for the grounding check of its answers (assistant/grounding.py), or None
-        for the older word-overlap attribution (assistant/citations.py)."""
+    def grounding(self) -> "GroundingRule | None":
+        """The rule of the grounding check of its answers (assistant/grounding.py), or None for the
+        older word-overlap attribution (assistant/citations.py)."""
         return None
 
     @classmethod

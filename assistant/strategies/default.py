@@ -38,6 +38,7 @@ from ..context import Result, RunContext
 from ..chain_read import chain_read_set
 from ..details import PipelineStage
 from ..events import Note
+from ..grounding import GroundingRule
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
@@ -69,9 +70,12 @@ class DefaultPipeline(Strategy):
         honest: bool = True
         memory: bool = True
         encoder: bool = False
-        # the share (%) of the question's words the cited passages must hold together for the answer
-        # to be presented as supported; 0: off (60 chosen on training questions: EVALUATION.md "Trust")
-        coverage: Annotated[int, Range(0, 100)] = 60
+        # the share (%) of the question's words (coverage), and of its names and numbers (names: then
+        # also every name and number the answer states), that the cited passages must hold together
+        # for the answer to be presented as supported; 0: off (chosen on training questions:
+        # EVALUATION.md "Trust")
+        coverage: Annotated[int, Range(0, 100)] = 40
+        names: Annotated[int, Range(0, 100)] = 75
 
     name = "default"
 
@@ -85,8 +89,10 @@ class DefaultPipeline(Strategy):
         return self.opts.relevance
 
     @property
-    def grounding(self) -> tuple[bool, bool, float] | None:
-        return (self.opts.honest, self.opts.encoder, self.opts.coverage / 100) if self.opts.ground else None
+    def grounding(self) -> GroundingRule | None:
+        if not self.opts.ground:
+            return None
+        return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100)
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
