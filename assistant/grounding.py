@@ -19,10 +19,13 @@ from typing import Callable, Sequence
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, held, hop_row, names)
+                                 encoder_columns, encoder_pair, held, hop_row, linked, names)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
-MAX_CLAIM, MAX_HOP, CLOSEST = 3, 2, 3
+# at most 2 passages for a claim (a third was a distractor holding the answer's words more often
+# than not: citation precision 81.6 -> 84.5% on HotpotQA training replays, support recall unchanged)
+# and 2 bridges; 3 closest passages shown when nothing supports the answer
+MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
 FROM_MEMORY = "From the reader's memory, not from your documents:"
@@ -58,6 +61,7 @@ class SentenceSupport:
     sentence: str
     passages: list[int] = field(default_factory=list)  # indices into the passages read, best first
     score: float = 0.0  # the best claim score
+    claims: int = 0  # passages[:claims] hold the claim; the rest complete it (the bridge)
 
 
 def support_of(question: str, claim: str, texts: Sequence[Text], trees,
@@ -73,13 +77,14 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     scores = trees.score(kind, rows)
     order = sorted(range(len(texts)), key=lambda i: -scores[i])
     chosen = [i for i in order if scores[i] >= trees.thresholds[kind]][:MAX_CLAIM]
+    claims = len(chosen)
     if chosen:
         rest = [i for i in range(len(texts)) if i not in chosen]
         support = [texts[i] for i in chosen]
         hops = trees.score("hop", [hop_row(q, c, texts[i], support) for i in rest])
         ranked = sorted(zip(rest, hops), key=lambda pair: -pair[1])
         chosen += [i for i, s in ranked if s >= trees.thresholds["hop"]][:MAX_HOP]
-    return SentenceSupport(claim, chosen, max(scores))
+    return SentenceSupport(claim, chosen, max(scores), claims)
 
 
 @dataclass(frozen=True)
@@ -106,15 +111,21 @@ def question_coverage(question: str, cited: Sequence[Text]) -> float:
     return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
 
 
-def names_coverage(question: str, answer: str, cited: Sequence[Text]) -> float:
-    """The share of the question's names and numbers the cited passages hold together; 0.0 when
-    they leave out a name or number the answer states. A passage about another subject can hold
-    most of a question's plain words ("leads", "project") but not its name ("Otter"), and an answer
-    that mixes two subjects ("Project Otter is led by Mira Okafor", from Project Heron's page)
-    names what its citations do not hold."""
+def names_coverage(question: str, supports: Sequence[SentenceSupport], texts: Sequence[Text]) -> float:
+    """The share of the question's names and numbers the cited passages hold together; 0.0 when a
+    sentence states a name or number that its own citations leave out. A passage about another
+    subject can hold most of a question's plain words ("leads", "project") but not its name
+    ("Otter"). A sentence's bridge counts for it only when linked to the passage holding the claim
+    (one names the other's title): "Project Otter is led by Mira Okafor", read off Project Heron's
+    page, is not made whole by citing Project Otter's page beside it."""
+    for support in supports:
+        holding = [texts[i] for i in support.passages[:support.claims]]
+        bridges = [texts[i] for i in support.passages[support.claims:] if any(linked(texts[i], c) for c in holding)]
+        bag = set().union(*(t.bag for t in holding + bridges)) if holding else set()
+        if not all(held(w, bag) for w in names(support.sentence)):
+            return 0.0
+    cited = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
     bag = set().union(*(t.bag for t in cited)) if cited else set()
-    if not all(held(w, bag) for w in names(answer)):
-        return 0.0
     asked = names(question)
     return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
 
@@ -141,7 +152,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     if backed and (rule.coverage or rule.names):
         cited_texts = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
         backed = question_coverage(question, cited_texts) >= rule.coverage \
-            and (not rule.names or names_coverage(question, answer, cited_texts) >= rule.names)
+            and (not rule.names or names_coverage(question, supports, texts) >= rule.names)
     if not backed:
         closest = given[:CLOSEST]  # the passages read come ranked, best first
         guess = "" if NO_ANSWER.match(normalise(answer)) else f" The reader's unsupported guess: {answer}"

@@ -184,12 +184,17 @@ def _names(passage: Text, other: Text) -> bool:
     return bool(title) and f" {title} " in passage.joined()
 
 
+def linked(passage: Text, other: Text) -> bool:
+    """Whether either of two passages names the other's title."""
+    return _names(passage, other) or _names(other, passage)
+
+
 def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text]) -> list[float]:
     asked = content(question.tokens)
     keys = [w for w in content(claim.tokens) if w not in set(asked)]
     covered = set().union(*(s.bag for s in support)) if support else set()
     missing = [w for w in asked if w not in covered]
-    links = any(_names(passage, s) or _names(s, passage) for s in support)
+    links = any(linked(passage, s) for s in support)
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
     return [
         _share(asked, passage.bag),

@@ -57,10 +57,11 @@ def answers(tmp_path_factory, reader=None):
     return out
 
 
-# Known miss (issue 30 stays open): SmolLM2 answers "Who leads Project Otter?" with Heron's leader and
-# the word-feature grounding check finds it supported (heron.md and otter.md share every word of the
-# claim but the name). Not strict: the reader's wording differs between CPUs.
-@pytest.mark.xfail(reason="the grounding check passes a claim that mixes two same-subject files", strict=False)
+# The new user's Otter case: SmolLM2 answers "Who leads Project Otter?" with Heron's leader in a
+# sentence naming Otter ("Project Otter is led by the marine engineer Mira Okafor"). Every word of it
+# but "Otter" is on Heron's page, so the claim trees alone found it supported; the names rule (the
+# sentence's names held by the passage holding its claim, or a bridge linked to it) labels it
+# "not in your documents" (it was an xfail until then).
 def test_smollm2_presents_no_wrong_answer_as_supported(tmp_path_factory):
     wrong_but_supported = [(q["question"], a.text) for q, a in answers(tmp_path_factory)
                            if a.grounding == SUPPORTED and not right(a.text, q["answers"])]
