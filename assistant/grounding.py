@@ -112,22 +112,37 @@ def question_coverage(question: str, cited: Sequence[Text]) -> float:
 
 
 def names_coverage(question: str, supports: Sequence[SentenceSupport], texts: Sequence[Text]) -> float:
-    """The share of the question's names and numbers the cited passages hold together; 0.0 when a
-    sentence states a name or number that its own citations leave out. A passage about another
-    subject can hold most of a question's plain words ("leads", "project") but not its name
-    ("Otter"). A sentence's bridge counts for it only when linked to the passage holding the claim
-    (one names the other's title): "Project Otter is led by Mira Okafor", read off Project Heron's
-    page, is not made whole by citing Project Otter's page beside it."""
+    """The share of the question's names and numbers held by what each sentence rests on; 0.0 when
+    a sentence states a name or number that leaves out. A passage about another subject can hold most
+    of a question's plain words ("budget", "project") but not its name ("Otter"). A sentence rests on
+    the passages holding its claim and the bridges linked to them, directly or through one another
+    (one names the other's title, or both name one person or thing beyond the question's names): "Project
+    Otter is led by Mira Okafor", or "240,000 pounds" as Otter's budget, read off Project Heron's page,
+    is not made whole by citing Project Otter's page beside it. A bridge need not be linked when the
+    sentence names only what the question names (a comparison: "Who is older, A or B?" - "B")."""
+    asked = names(question)
+    counted: set[str] = set()
     for support in supports:
         holding = [texts[i] for i in support.passages[:support.claims]]
-        bridges = [texts[i] for i in support.passages[support.claims:] if any(linked(texts[i], c) for c in holding)]
+        bridges = [texts[i] for i in support.passages[support.claims:]]
+        if not set(names(support.sentence)) <= set(asked):
+            bridges = _chained(holding, bridges, asked)
         bag = set().union(*(t.bag for t in holding + bridges)) if holding else set()
         if not all(held(w, bag) for w in names(support.sentence)):
             return 0.0
-    cited = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
-    bag = set().union(*(t.bag for t in cited)) if cited else set()
-    asked = names(question)
-    return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
+        counted |= bag
+    return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
+
+
+def _chained(holding: list[Text], bridges: list[Text], asked: Sequence[str]) -> list[Text]:
+    """The bridges linked to the claim's passages, directly or through one another (a chain of hops)."""
+    group, rest = list(holding), list(bridges)
+    while True:
+        joining = [b for b in rest if any(linked(b, g, asked) for g in group)]
+        if not joining:
+            return group[len(holding):]
+        group += joining
+        rest = [b for b in rest if b not in joining]
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),

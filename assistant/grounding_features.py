@@ -85,6 +85,15 @@ def names(text: str) -> list[str]:
     return content([w for token in _NAME.findall(text) for w in words(token)])
 
 
+_PHRASE = re.compile(r"(?<![\w'’])[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
+
+
+def name_phrases(text: str) -> frozenset[str]:
+    """A text's runs of two or more capitalised words, normalised ("Paul Brun", "Project Otter")."""
+    out = (" ".join(content(words(run))) for run in _PHRASE.findall(text))
+    return frozenset(p for p in out if " " in p)
+
+
 def held(word: str, bag: set[str]) -> bool:
     """A word in a bag, or a long word sharing its first five letters with one ("Portugal" and
     "Portuguese", a misspelt name): a check of words must not fail on their endings."""
@@ -97,6 +106,7 @@ class Text:
 
     tokens: list[str]
     title: list[str] = field(default_factory=list)
+    phrases: frozenset[str] = frozenset()  # its names of two words or more ("paul brun")
     bag: set[str] = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -104,7 +114,7 @@ class Text:
 
     @classmethod
     def of(cls, text: str, title: str = "") -> "Text":
-        return cls(words(f"{title} {text}"), content(words(title)))
+        return cls(words(f"{title} {text}"), content(words(title)), name_phrases(f"{title}. {text}"))
 
     def joined(self) -> str:
         return f" {' '.join(self.tokens)} "
@@ -184,9 +194,13 @@ def _names(passage: Text, other: Text) -> bool:
     return bool(title) and f" {title} " in passage.joined()
 
 
-def linked(passage: Text, other: Text) -> bool:
-    """Whether either of two passages names the other's title."""
-    return _names(passage, other) or _names(other, passage)
+def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
+    """Whether either of two passages names the other's title, or both name the same person or
+    thing (a name of two words or more, not only the question's `asked` words): the bridge entity
+    of a multi-hop answer."""
+    if _names(passage, other) or _names(other, passage):
+        return True
+    return any(not set(p.split()) <= set(asked) for p in passage.phrases & other.phrases)
 
 
 def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text]) -> list[float]:
@@ -194,7 +208,7 @@ def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text])
     keys = [w for w in content(claim.tokens) if w not in set(asked)]
     covered = set().union(*(s.bag for s in support)) if support else set()
     missing = [w for w in asked if w not in covered]
-    links = any(linked(passage, s) for s in support)
+    links = any(_names(passage, s) or _names(s, passage) for s in support)
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
     return [
         _share(asked, passage.bag),

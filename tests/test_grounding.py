@@ -213,3 +213,21 @@ def test_the_demo_reader_notice_is_said_once_and_only_for_the_bundled_reader(tmp
     assert notice and "assistant models pull" in notice
     assert demo_reader_notice(settings) is None  # once
     assert demo_reader_notice(Settings(data_dir=tmp_path / "other", reader=tmp_path / "real.gguf")) is None
+
+
+def test_an_unlinked_bridge_does_not_lend_its_name_unless_the_answer_compares_the_questions_names():
+    """Qwen's answer in examples/docs: "What is the budget of Project Otter?" - "240,000 pounds",
+    Heron's budget, with Otter's page cited beside it as a bridge (it holds "Otter")."""
+    heron = Passage("heron", "Project Heron is funded by a grant of 240,000 pounds from the Scottish Marine "
+                    "Innovation Fund.", "Project Heron")
+    otter = Passage("otter", "Project Otter is an underwater camera sled for surveying kelp forests. The Otter "
+                    "team meets every Thursday.", "Project Otter")
+    question = "What is the budget of Project Otter?"
+    assert check(question, "240,000 pounds", [heron, otter], coverage=0.4, names=0.75).grounding == UNSUPPORTED
+    # a comparison rests on two pages that need not name each other
+    older = [Passage("a", "Annie Morton (born October 8, 1970) is an American model.", "Annie Morton"),
+             Passage("t", "Terry Richardson (born August 14, 1965) is an American fashion photographer.",
+                     "Terry Richardson")]
+    compared = check("Who is older, Annie Morton or Terry Richardson?", "Terry Richardson", older,
+                     coverage=0.4, names=0.75)
+    assert compared.grounding == SUPPORTED and {p.id for p in compared.cited} == {"a", "t"}
