@@ -111,38 +111,36 @@ def question_coverage(question: str, cited: Sequence[Text]) -> float:
     return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
 
 
+def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[str]) -> list[int]:
+    """What a sentence rests on: the passages holding its claim and the bridges chained to them
+    (one names the other's title, or both name one person or thing beyond the question's names
+    `asked`), directly or through one another. A page cited beside the claim but not linked to it is
+    about something else, unless the sentence names only what the question names (a comparison:
+    "Who is older, A or B?" - "B" rests on both pages, which need not name each other)."""
+    holding, rest = list(support.passages[:support.claims]), list(support.passages[support.claims:])
+    if set(names(support.sentence)) <= set(asked):
+        return holding + rest
+    group = list(holding)
+    while joining := [b for b in rest if any(linked(texts[b], texts[g], asked) for g in group)]:
+        group += joining
+        rest = [b for b in rest if b not in joining]
+    return group
+
+
 def names_coverage(question: str, supports: Sequence[SentenceSupport], texts: Sequence[Text]) -> float:
-    """The share of the question's names and numbers held by what each sentence rests on; 0.0 when
-    a sentence states a name or number that leaves out. A passage about another subject can hold most
-    of a question's plain words ("budget", "project") but not its name ("Otter"). A sentence rests on
-    the passages holding its claim and the bridges linked to them, directly or through one another
-    (one names the other's title, or both name one person or thing beyond the question's names): "Project
-    Otter is led by Mira Okafor", or "240,000 pounds" as Otter's budget, read off Project Heron's page,
-    is not made whole by citing Project Otter's page beside it. A bridge need not be linked when the
-    sentence names only what the question names (a comparison: "Who is older, A or B?" - "B")."""
+    """The share of the question's names and numbers held by what the sentences rest on; 0.0 when
+    a sentence states a name or number that what it rests on leaves out. A passage about another
+    subject can hold most of a question's plain words ("budget", "project") but not its name
+    ("Otter"): "Project Otter is led by Mira Okafor", or "240,000 pounds" as Otter's budget, read off
+    Project Heron's page, is not made whole by citing Project Otter's page beside it."""
     asked = names(question)
     counted: set[str] = set()
     for support in supports:
-        holding = [texts[i] for i in support.passages[:support.claims]]
-        bridges = [texts[i] for i in support.passages[support.claims:]]
-        if not set(names(support.sentence)) <= set(asked):
-            bridges = _chained(holding, bridges, asked)
-        bag = set().union(*(t.bag for t in holding + bridges)) if holding else set()
+        bag = set().union(*(texts[i].bag for i in rests_on(support, texts, asked)))
         if not all(held(w, bag) for w in names(support.sentence)):
             return 0.0
         counted |= bag
     return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
-
-
-def _chained(holding: list[Text], bridges: list[Text], asked: Sequence[str]) -> list[Text]:
-    """The bridges linked to the claim's passages, directly or through one another (a chain of hops)."""
-    group, rest = list(holding), list(bridges)
-    while True:
-        joining = [b for b in rest if any(linked(b, g, asked) for g in group)]
-        if not joining:
-            return group[len(holding):]
-        group += joining
-        rest = [b for b in rest if b not in joining]
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
@@ -176,12 +174,15 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     cited: list[Passage] = []
     numbers: dict[str, int] = {}
     marked = []
+    asked = names(question)
     for support in supports:
-        for i in support.passages:
+        # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
+        resting = rests_on(support, texts, asked) if rule.names else support.passages
+        for i in resting:
             if given[i].id not in numbers:
                 cited.append(given[i])
                 numbers[given[i].id] = len(cited)
-        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in support.passages))
+        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in resting))
         marked.append(f"{support.sentence} {markers}")
     return Attribution(cited=cited, marked_text=" ".join(marked), grounding=SUPPORTED)
 
