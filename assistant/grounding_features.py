@@ -96,8 +96,11 @@ def name_phrases(text: str) -> frozenset[str]:
 
 def held(word: str, bag: set[str]) -> bool:
     """A word in a bag, or a long word sharing its first five letters with one ("Portugal" and
-    "Portuguese", a misspelt name): a check of words must not fail on their endings."""
-    return word in bag or (len(word) >= 5 and any(len(w) >= 5 and w[:5] == word[:5] for w in bag))
+    "Portuguese", a misspelt name): a check of words must not fail on their endings. A number
+    must be there as it is."""
+    if word in bag:
+        return True
+    return len(word) >= 5 and word.isalpha() and any(w[:5] == word[:5] for w in bag if len(w) >= 5)
 
 
 @dataclass

@@ -17,14 +17,13 @@ to training questions, e.g. lab/results/tune_*).
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
 from assistant.events import Passage
-from dataclasses import replace
-
 from assistant.grounding import ground
 
 

@@ -231,3 +231,11 @@ def test_an_unlinked_bridge_does_not_lend_its_name_unless_the_answer_compares_th
     compared = check("Who is older, Annie Morton or Terry Richardson?", "Terry Richardson", older,
                      coverage=0.4, names=0.75)
     assert compared.grounding == SUPPORTED and {p.id for p in compared.cited} == {"a", "t"}
+
+
+def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
+    from assistant.grounding_features import held
+
+    assert held("portuguese", {"portugal"}) and held("director", {"directed"})
+    assert not held("1234567", {"1234599"}) and held("1234567", {"1234567"})
+    assert not held("film", {"filmed"})  # a short word must be there whole
