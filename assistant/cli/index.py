@@ -1,6 +1,7 @@
 """`assistant index ...`: build, update and inspect the document index."""
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from datetime import datetime
@@ -71,7 +72,7 @@ def add(
         raise AssistantError("--max-size must be a positive number of MB")
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
+    with _writing_until_ctrl_c(settings) as (should_stop, writer):
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
@@ -82,6 +83,15 @@ def add(
             typer.echo("--watch follows folders; a single file is indexed once")
         elif watch:
             _watch(writer, path, max_bytes, should_stop, collection)
+
+
+@contextlib.contextmanager
+def _writing_until_ctrl_c(settings):
+    """(should_stop, writer): the index open for writing, a first Ctrl-C raising at once only while
+    the embedder loads (nothing written yet) and asking the work to stop from then on."""
+    with stop_on_ctrl_c("stopping", loading=True) as should_stop, \
+            service.writing(settings, on_loaded=should_stop.loaded) as writer:
+        yield should_stop, writer
 
 
 def _settings(index: Optional[Path], backend: Optional[str] = None):
@@ -110,7 +120,7 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
+    with _writing_until_ctrl_c(settings) as (should_stop, writer):
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
@@ -123,7 +133,7 @@ def _add_on_cluster(kind: str, path: Path, index: Optional[Path], backend: Optio
     """Index a dump or a passage file on a Ray cluster: planned and checked first, then shards."""
     plan = service.plan_cluster(kind, path, address, limit)  # checked before any model loads
     settings = _settings(index, backend)
-    with stop_on_ctrl_c("stopping", loading=True) as should_stop, service.writing(settings, on_loaded=should_stop.loaded) as writer:
+    with _writing_until_ctrl_c(settings) as (should_stop, writer):
         bar, update = progress_bar("shards")
         with bar:
             summary = writer.add_on_cluster(plan, address, on_progress=update, should_stop=should_stop)
