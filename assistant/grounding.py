@@ -127,17 +127,18 @@ def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[st
     return group
 
 
-def names_coverage(question: str, supports: Sequence[SentenceSupport], texts: Sequence[Text]) -> float:
-    """The share of the question's names and numbers held by what the sentences rest on; 0.0 when
-    a sentence states a name or number that what it rests on leaves out. A passage about another
-    subject can hold most of a question's plain words ("budget", "project") but not its name
-    ("Otter"): "Project Otter is led by Mira Okafor", or "240,000 pounds" as Otter's budget, read off
-    Project Heron's page, is not made whole by citing Project Otter's page beside it."""
-    asked = names(question)
+def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[int]]],
+                   texts: Sequence[Text]) -> float:
+    """The share of the question's names and numbers (`asked`) held by what the sentences rest on
+    (`resting`: each sentence with `rests_on` its passages); 0.0 when a sentence states a name or
+    number that what it rests on leaves out. A passage about another subject can hold most of a
+    question's plain words ("budget", "project") but not its name ("Otter"): "Project Otter is led
+    by Mira Okafor", or "240,000 pounds" as Otter's budget, read off Project Heron's page, is not
+    made whole by citing Project Otter's page beside it."""
     counted: set[str] = set()
-    for support in supports:
-        bag = set().union(*(texts[i].bag for i in rests_on(support, texts, asked)))
-        if not all(held(w, bag) for w in names(support.sentence)):
+    for sentence, passages in resting:
+        bag = set().union(*(texts[i].bag for i in passages))
+        if not all(held(w, bag) for w in names(sentence)):
             return 0.0
         counted |= bag
     return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
@@ -161,11 +162,14 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
         encoder = shipped_encoder() if "claim_encoder" in trees.trees else False
     encode = (lambda claim: encoder_scores(encoder, question, claim, given)) if encoder else None
     supports = [support_of(question, s, texts, trees, encode) for s in parts]
+    # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
+    asked = names(question)
+    resting = [rests_on(s, texts, asked) if rule.names else s.passages for s in supports]
     backed = all(s.passages for s in supports)
     if backed and (rule.coverage or rule.names):
         cited_texts = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
-        backed = question_coverage(question, cited_texts) >= rule.coverage \
-            and (not rule.names or names_coverage(question, supports, texts) >= rule.names)
+        backed = question_coverage(question, cited_texts) >= rule.coverage and (
+            not rule.names or names_coverage(asked, zip(parts, resting), texts) >= rule.names)
     if not backed:
         closest = given[:CLOSEST]  # the passages read come ranked, best first
         guess = "" if NO_ANSWER.match(normalise(answer)) else f" The reader's unsupported guess: {answer}"
@@ -174,15 +178,12 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     cited: list[Passage] = []
     numbers: dict[str, int] = {}
     marked = []
-    asked = names(question)
-    for support in supports:
-        # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
-        resting = rests_on(support, texts, asked) if rule.names else support.passages
-        for i in resting:
+    for sentence, passages in zip(parts, resting):
+        for i in passages:
             if given[i].id not in numbers:
                 cited.append(given[i])
                 numbers[given[i].id] = len(cited)
-        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in resting))
-        marked.append(f"{support.sentence} {markers}")
+        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in passages))
+        marked.append(f"{sentence} {markers}")
     return Attribution(cited=cited, marked_text=" ".join(marked), grounding=SUPPORTED)
 

@@ -111,15 +111,16 @@ def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages(
 
 
 def test_names_coverage_wants_the_questions_names_and_all_the_answers():
-    from assistant.grounding import SentenceSupport, names_coverage
+    from assistant.grounding import SentenceSupport, names_coverage, rests_on
     from assistant.grounding_features import Text, names
 
     assert names("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
     heron, otter = (Text.of(p.text, p.title) for p in FOLDER[:2])
     texts, question = [heron, otter], "Who leads Project Otter?"
 
-    def coverage(sentence, passages, claims=1, asked=question):
-        return names_coverage(asked, [SentenceSupport(sentence, passages, 0.9, claims)], texts)
+    def coverage(sentence, passages, claims=1, asked=question, texts=texts):
+        support = SentenceSupport(sentence, passages, 0.9, claims)
+        return names_coverage(names(asked), [(sentence, rests_on(support, texts, names(asked)))], texts)
 
     assert coverage("Tomas Lindqvist", [1]) == 1.0
     assert coverage("Mira Okafor", [0]) == 0.5  # Heron's page: "Project", not "Otter"
@@ -129,8 +130,7 @@ def test_names_coverage_wants_the_questions_names_and_all_the_answers():
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1]) == 0.0
     # a bridge that names the claim passage's title does count for the sentence
     bridge = Text.of("Project Otter borrows its lead from Project Heron.", "Project Otter")
-    assert names_coverage(question, [SentenceSupport("Project Otter is led by Mira Okafor.", [0, 1], 0.9, 1)],
-                          [heron, bridge]) == 1.0
+    assert coverage("Project Otter is led by Mira Okafor.", [0, 1], texts=[heron, bridge]) == 1.0
 
 
 def test_a_claim_mixing_two_pages_is_not_presented_as_supported_with_the_names_rule():
