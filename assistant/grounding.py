@@ -19,12 +19,13 @@ from typing import Callable, Sequence
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, held, hop_row, linked, names)
+                                 encoder_columns, encoder_pair, held, hop_rows, linked, names)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 # at most 2 passages for a claim (a third was a distractor holding the answer's words more often
 # than not: citation precision 81.6 -> 84.5% on HotpotQA training replays, support recall unchanged)
-# and 2 bridges; 3 closest passages shown when nothing supports the answer
+# and 2 bridges (1 cut the chain question -> bridge -> page stating the answer when the claim trees
+# chose the answer's own page: tests/test_grounding.py); 3 closest passages shown when nothing supports
 MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
@@ -81,7 +82,7 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     if chosen:
         rest = [i for i in range(len(texts)) if i not in chosen]
         support = [texts[i] for i in chosen]
-        hops = trees.score("hop", [hop_row(q, c, texts[i], support) for i in rest])
+        hops = trees.score("hop", hop_rows(q, c, [texts[i] for i in rest], support, names(question)))
         ranked = sorted(zip(rest, hops), key=lambda pair: -pair[1])
         chosen += [i for i, s in ranked if s >= trees.thresholds["hop"]][:MAX_HOP]
     return SentenceSupport(claim, chosen, max(scores), claims)
@@ -92,7 +93,7 @@ class GroundingRule:
     """How strict the check is before an answer is presented as supported (the default strategy's
     options). coverage: the share of the question's words the cited passages must hold together;
     names: the share of the question's names and numbers they must hold, and then every name and
-    number the answer states too (0 turns either off)."""
+    number the answer states too, and no answer that only restates the question (0 turns either off)."""
 
     honest: bool = True
     encoder: bool = False
@@ -144,6 +145,16 @@ def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[i
     return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
 
 
+def restates_question(answer: str, question: str) -> bool:
+    """Whether the answer is a phrase the question itself states, to a question that offers no
+    choice ("Which series featured the host of "The Joe Schmo Show"?" - "The Joe Schmo Show"): wrong
+    all 5 times on the training questions' recorded answers. "Who was born first, A or B?" - "A" is
+    a choice; "Argand lamp" for "this type of lamp patented by Aimé Argand" is no phrase of it."""
+    said = Text.of(answer)
+    return (bool(content(said.tokens)) and f" {' '.join(said.tokens)} " in Text.of(question).joined()
+            and " or " not in f" {normalise(question)} ")
+
+
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
            from_memory: bool = False, trees=None) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
@@ -165,9 +176,9 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
     asked = names(question)
     resting = [rests_on(s, texts, asked) if rule.names else s.passages for s in supports]
-    backed = all(s.passages for s in supports)
+    backed = all(s.passages for s in supports) and not (rule.names and restates_question(answer, question))
     if backed and (rule.coverage or rule.names):
-        cited_texts = [texts[i] for i in dict.fromkeys(i for s in supports for i in s.passages)]
+        cited_texts = [texts[i] for i in dict.fromkeys(i for passages in resting for i in passages)]
         backed = question_coverage(question, cited_texts) >= rule.coverage and (
             not rule.names or names_coverage(asked, zip(parts, resting), texts) >= rule.names)
     if not backed:

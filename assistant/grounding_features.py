@@ -5,8 +5,9 @@ Two feature rows, one per question the check asks:
 - claim: does this passage alone support this claim (an answer sentence) as an answer to the
   question? The claim's new words in the passage, in one run, near the question's words;
 - hop: given the passages that support the claim, is this other passage part of the support (the
-  bridge of a multi-hop answer)? It names, or is named by, a supporting passage; it holds the
-  question's words the supporting passages lack.
+  bridge of a multi-hop answer)? It names, or is named by, a supporting passage (or shares a name
+  of two words with one); it holds the question's words and names the supporting passages lack; and
+  it stands out among the other candidates read with it.
 The same functions make the training rows (assistant/judge_training/grounding_train.py) and the
 rows scored at answer time, so the two cannot drift apart.
 """
@@ -34,7 +35,7 @@ CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", 
                   "question_gap", "near_gap", "title_gap", "named_by")
 ENCODER_FEATURES = CLAIM_FEATURES + ("encoder", "encoder_gap")  # claim rows with encoder_columns
 HOP_FEATURES = ("question_share", "title_question", "links_support", "adds_question", "claim_key_share",
-                "support_count", "yes_no")
+                "support_count", "yes_no", "shares_name", "adds_names", "question_gap", "adds_gap", "title_gap")
 
 
 def numbers_normalised(text: str) -> str:
@@ -85,6 +86,7 @@ def names(text: str) -> list[str]:
     return content([w for token in _NAME.findall(text) for w in words(token)])
 
 
+DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Nat Wolff (actor)": Wikipedia's page-title suffix
 _PHRASE = re.compile(r"(?<![\w'’])[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
 
 
@@ -110,6 +112,7 @@ class Text:
     tokens: list[str]
     title: list[str] = field(default_factory=list)
     phrases: frozenset[str] = frozenset()  # its names of two words or more ("paul brun")
+    name: str = ""  # its title as other passages write it: every word, no "(film)" after it
     bag: set[str] = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -117,7 +120,8 @@ class Text:
 
     @classmethod
     def of(cls, text: str, title: str = "") -> "Text":
-        return cls(words(f"{title} {text}"), content(words(title)), name_phrases(f"{title}. {text}"))
+        return cls(words(f"{title} {text}"), content(words(title)), name_phrases(f"{title}. {text}"),
+                   " ".join(words(DISAMBIGUATION.sub("", title))))
 
     def joined(self) -> str:
         return f" {' '.join(self.tokens)} "
@@ -187,14 +191,23 @@ def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[li
 def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> float:
     """The question-word share of the best other passage that names this one's title: the bridge
     of a multi-hop question names the passage holding the answer."""
-    return max((rows[j][5] for j, other in enumerate(passages) if j != i and _names(other, passages[i])),
+    return max((rows[j][5] for j, other in enumerate(passages) if j != i and _title_words_in(other, passages[i])),
                default=0.0)
 
 
-def _names(passage: Text, other: Text) -> bool:
-    """Whether `other`'s title appears in `passage`'s words (a link between the two)."""
+def _title_words_in(passage: Text, other: Text) -> bool:
+    """Whether `other`'s title, less its stopwords, appears in `passage`'s words: the link the claim
+    trees were trained with (a title with a stopword, "Kingdom of the Isles", never matches; the claim
+    trees refitted with `_names` instead cited the answer's own page over the page stating the answer)."""
     title = " ".join(other.title)
     return bool(title) and f" {title} " in passage.joined()
+
+
+def _names(passage: Text, other: Text) -> bool:
+    """Whether `other`'s title appears in `passage`'s words (a link between the two): "The Fault in
+    Our Stars (film)" is written "The Fault in Our Stars" (before, the title's stopwords were left
+    out and never matched)."""
+    return bool(other.name) and f" {other.name} " in passage.joined()
 
 
 def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
@@ -206,19 +219,35 @@ def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
     return any(not set(p.split()) <= set(asked) for p in passage.phrases & other.phrases)
 
 
-def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text]) -> list[float]:
-    asked = content(question.tokens)
-    keys = [w for w in content(claim.tokens) if w not in set(asked)]
+def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text],
+            asked: Sequence[str] = ()) -> list[float]:
+    """One candidate bridge alone; `asked`: the question's names and numbers (`names`)."""
+    query = content(question.tokens)
+    keys = [w for w in content(claim.tokens) if w not in set(query)]
     covered = set().union(*(s.bag for s in support)) if support else set()
-    missing = [w for w in asked if w not in covered]
+    missing = [w for w in query if w not in covered]
     links = any(_names(passage, s) or _names(s, passage) for s in support)
+    shares = any(not set(p.split()) <= set(asked) for s in support for p in passage.phrases & s.phrases)
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
+    lacking = [w for w in asked if not held(w, covered)]
     return [
-        _share(asked, passage.bag),
+        _share(query, passage.bag),
         _share(passage.title, set(question.tokens)),
         float(links),
         _share(missing, passage.bag) if missing else 0.0,
         _share(keys, passage.bag),
         float(len(support)),
         yes_no,
+        float(shares),
+        sum(held(w, passage.bag) for w in lacking) / len(lacking) if lacking else 0.0,
     ]
+
+
+def hop_rows(question: Text, claim: Text, candidates: Sequence[Text], support: Sequence[Text],
+             asked: Sequence[str] = ()) -> list[list[float]]:
+    """hop_row for each candidate, plus how far each is behind the best candidate in question words,
+    in the question words the support lacks, and in title (the bridge stands out among the pages
+    read beside the claim's)."""
+    rows = [hop_row(question, claim, c, support, asked) for c in candidates]
+    best = [max((r[i] for r in rows), default=0.0) for i in (0, 3, 1)]
+    return [r + [r[0] - best[0], r[3] - best[1], r[1] - best[2]] for r in rows]

@@ -239,3 +239,46 @@ def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
     assert held("portuguese", {"portugal"}) and held("director", {"directed"})
     assert not held("1234567", {"1234599"}) and held("1234567", {"1234567"})
     assert not held("film", {"filmed"})  # a short word must be there whole
+
+
+def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported():
+    """Qwen's answers to training questions: the host's show given as the series he later featured
+    in; the names rule labels such an answer "not in your documents" unless the question offers a choice."""
+    from assistant.grounding import restates_question
+
+    show = Passage("show", "The Joe Schmo Show is an American reality television series hosted by Ralph Garman, "
+                   "an American actor and radio host.", "The Joe Schmo Show")
+    question = 'Which travel parody series featured the host of "The Joe Schmo Show"?'
+    assert restates_question("The Joe Schmo Show", question)
+    assert check(question, "The Joe Schmo Show", [show], names=0.75).grounding == UNSUPPORTED
+    assert not restates_question("Terry Richardson", "Who is older, Annie Morton or Terry Richardson?")
+    # the question's words, but not a phrase of it: a new answer
+    assert not restates_question("Argand lamp", "This type of lamp was patented in 1780 by Aimé Argand?")
+    assert not restates_question("yes", "Is the Joe Schmo Show a series?")
+
+
+def test_a_page_sharing_nothing_with_the_question_or_its_support_is_no_bridge():
+    """The hop trees read each candidate beside the others read with it; a user's folder holds pages
+    about other things, and one of them being "the best of a bad lot" must not make it a bridge."""
+    from assistant.grounding import shipped_trees
+    from assistant.grounding_features import Text, hop_rows, names
+
+    question, claim = "How many people does the staff room hold?", "The staff room holds 12 people."
+    handbook, *others = (Text.of(p.text, p.title) for p in (FOLDER[2], FOLDER[0], FOLDER[1], FOLDER[3]))
+    trees = shipped_trees()
+    scores = trees.score("hop", hop_rows(Text.of(question), Text.of(claim), others, [handbook], names(question)))
+    assert max(scores) < trees.thresholds["hop"]
+
+
+def test_a_title_links_pages_as_other_pages_write_it():
+    """A link between two pages is one naming the other's title: every word of it, without
+    Wikipedia's "(film)" after it (a title with a stopword never matched before)."""
+    from assistant.grounding_features import Text, linked
+
+    film = Text.of("The Fault in Our Stars is a 2014 American romantic drama film.", "The Fault in Our Stars (film)")
+    actor = Text.of("Nat Wolff starred in The Fault in Our Stars and Paper Towns.", "Nat Wolff")
+    isles = Text.of("The Kingdom of the Isles covered over 8,300 km2.", "Kingdom of the Isles")
+    lord = Text.of("Aonghus Mór was Lord of Islay and ruled in the Kingdom of the Isles.", "Aonghus Mór")
+    assert linked(actor, film) and linked(film, actor)
+    assert linked(lord, isles)
+    assert not linked(film, isles)

@@ -18,13 +18,13 @@ import argparse
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from ..citations import normalise
-from ..grounding_features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_row
+from ..grounding_features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, names
 from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
 
@@ -34,6 +34,7 @@ SPAN = re.compile(r"\b(?:[A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]+)*|\d[\d
 # at 0.5 from 0.84 to 0.72 with one per paragraph); it checks that a passage about the question's
 # subject holds the claim, which is what catches answers from the wrong document.
 SPAN_NEGATIVES = 0
+ELSEWHERE = 2  # per question: pages of other questions among the candidate bridges (hop rows)
 PLANTED = 1  # per question: the answer planted in a paragraph about something else
 TARGET_PRECISION = 0.76  # a cited passage must support its claim this often (out of fold)
 
@@ -52,8 +53,10 @@ def _contains(paragraph: Text, claim: Text) -> bool:
     return bool(claim.tokens) and f" {' '.join(claim.tokens)} " in paragraph.joined()
 
 
-def question_sets(question, rng: random.Random, other_answers: list[str]):
-    """(claim sets, hop rows, hop labels) of one question; empty when unusable."""
+def question_sets(question, rng: random.Random, other_answers: list[str], elsewhere=()):
+    """(claim sets, hop rows, hop labels) of one question; empty when unusable. `elsewhere`: pages
+    of other questions, read beside this one's as candidate bridges that are none (a user's index
+    holds pages about other things, sharing nothing with the question)."""
     example = question.example
     answer = example.answers[0] if example.answers else ""
     if not answer or normalise(answer) in ("", "unknown"):
@@ -80,12 +83,10 @@ def question_sets(question, rng: random.Random, other_answers: list[str]):
     support = [t for (t, _), h in zip(paragraphs, holds) if h]
     if yes_no:
         support = support[:1]
-    hx, hy = [], []
-    for (text, paragraph), held in zip(paragraphs, holds):
-        if any(text is s for s in support):
-            continue
-        hx.append(hop_row(q, claim, text, support))
-        hy.append(int(bool(paragraph.is_supporting)))
+    others = [(text, paragraph) for text, paragraph in paragraphs if not any(text is s for s in support)]
+    others += [(Text.of(p.text, p.title), replace(p, is_supporting=False)) for p in elsewhere]
+    hx = hop_rows(q, claim, [text for text, _ in others], support, names(example.question))
+    hy = [int(bool(paragraph.is_supporting)) for _, paragraph in others]
     return sets, hx, hy
 
 
@@ -118,8 +119,12 @@ def build(questions, seed: int = 0, keep_sets: bool = False):
     answers = [q.example.answers[0] for q in questions if q.example.answers]
     rows = {"claim": ([], [], []), "hop": ([], [], [])}  # x, y, question id per row
     sets = []  # (question, claim set), when kept
+    pages = [(q.id, p) for q in questions for p in q.example.paragraphs]
     for question in questions:
-        claim_sets, hx, hy = question_sets(question, rng, answers)
+        # its own generator, so the claim sets drawn from `rng` stay as they were
+        draw = random.Random(f"{seed}:{question.id}")
+        elsewhere = [p for qid, p in draw.sample(pages, min(ELSEWHERE + 2, len(pages))) if qid != question.id][:ELSEWHERE]
+        claim_sets, hx, hy = question_sets(question, rng, answers, elsewhere)
         x = [r for c in claim_sets for r in set_rows(question.example.question, c)]
         y = [label for c in claim_sets for label in c.labels.values()]
         sets += [(question, c) for c in claim_sets] if keep_sets else []
