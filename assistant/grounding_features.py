@@ -216,6 +216,11 @@ def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
     of a multi-hop answer."""
     if _names(passage, other) or _names(other, passage):
         return True
+    return _shares_name(passage, other, asked)
+
+
+def _shares_name(passage: Text, other: Text, asked: Sequence[str]) -> bool:
+    """Both name the same person or thing of two words or more, not only the question's `asked` words."""
     return any(not set(p.split()) <= set(asked) for p in passage.phrases & other.phrases)
 
 
@@ -227,7 +232,7 @@ def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text],
     covered = set().union(*(s.bag for s in support)) if support else set()
     missing = [w for w in query if w not in covered]
     links = any(_names(passage, s) or _names(s, passage) for s in support)
-    shares = any(not set(p.split()) <= set(asked) for s in support for p in passage.phrases & s.phrases)
+    shares = any(_shares_name(passage, s, asked) for s in support)
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
     lacking = [w for w in asked if not held(w, covered)]
     return [

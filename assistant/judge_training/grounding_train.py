@@ -5,8 +5,9 @@ reserved questions never enter). For each question, with its gold answer as the 
 - claim rows: every paragraph, with the answer alone and said as a sentence; supported when it is a gold supporting paragraph holding the answer
   (for yes/no answers, any supporting paragraph). More negatives: another question's answer as the
   claim against the supporting paragraph, and the answer planted in a paragraph about something else;
-- hop rows: given the supporting paragraphs that hold the answer, each other paragraph; part of the
-  support when it is a gold supporting paragraph (the bridge).
+- hop rows: given the supporting paragraphs that hold the answer, each other paragraph, and two pages
+  of other questions (never part of it); part of the support when it is a gold supporting paragraph
+  (the bridge).
 A fifth of the questions (by a hash of their id) is held out and only measured; thresholds are set
 on the others' out-of-fold scores; the shipped trees are then fitted on every training question.
 
