@@ -19,7 +19,7 @@ import argparse
 import json
 import random
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -85,9 +85,9 @@ def question_sets(question, rng: random.Random, other_answers: list[str], elsewh
     if yes_no:
         support = support[:1]
     others = [(text, paragraph) for text, paragraph in paragraphs if not any(text is s for s in support)]
-    others += [(Text.of(p.text, p.title), replace(p, is_supporting=False)) for p in elsewhere]
-    hx = hop_rows(q, claim, [text for text, _ in others], support, names(example.question))
-    hy = [int(bool(paragraph.is_supporting)) for _, paragraph in others]
+    candidates = [text for text, _ in others] + [Text.of(p.text, p.title) for p in elsewhere]
+    hx = hop_rows(q, claim, candidates, support, names(example.question))
+    hy = [int(bool(paragraph.is_supporting)) for _, paragraph in others] + [0] * len(elsewhere)
     return sets, hx, hy
 
 
@@ -124,7 +124,8 @@ def build(questions, seed: int = 0, keep_sets: bool = False):
     for question in questions:
         # its own generator, so the claim sets drawn from `rng` stay as they were
         draw = random.Random(f"{seed}:{question.id}")
-        elsewhere = [p for qid, p in draw.sample(pages, min(ELSEWHERE + 2, len(pages))) if qid != question.id][:ELSEWHERE]
+        drawn = draw.sample(pages, min(ELSEWHERE + 2, len(pages)))
+        elsewhere = [p for qid, p in drawn if qid != question.id][:ELSEWHERE]
         claim_sets, hx, hy = question_sets(question, rng, answers, elsewhere)
         x = [r for c in claim_sets for r in set_rows(question.example.question, c)]
         y = [label for c in claim_sets for label in c.labels.values()]
