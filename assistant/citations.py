@@ -29,9 +29,14 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 MIN_SHARE = 0.5  # a sentence is supported when the chosen passages hold at least half its key tokens
 
 
+# letters Unicode does not split into a base letter and an accent: "Øresund" is "Oresund" too
+UNDECOMPOSED = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "ł": "l", "þ": "th",
+                              "ı": "i"})
+
+
 def normalise(text: str) -> str:
     """Lower case, accents and punctuation gone, possessives and articles dropped, one space."""
-    text = unicodedata.normalize("NFKD", text.lower())
+    text = unicodedata.normalize("NFKD", text.lower()).translate(UNDECOMPOSED)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = re.sub(r"['’]s\b", "", text)
     text = "".join(" " if c in string.punctuation or c in "‘’“”–—…" else c for c in text)

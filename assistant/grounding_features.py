@@ -77,7 +77,9 @@ def content(tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(w for w in tokens if w not in STOPWORDS))
 
 
-_NAME = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’.-]*|\d[\d,.]*)")
+# a capital of any script ("Öresund", "Łódź" are names too; [A-Z] left them out)
+_CAPITAL = "[" + re.escape("".join(chr(i) for i in range(0x10000) if chr(i).isupper())) + "]"
+_NAME = re.compile(rf"(?<![\w'’])(?:{_CAPITAL}[\w'’.-]*|\d[\d,.]*)")
 
 
 def names(text: str) -> list[str]:
@@ -87,7 +89,7 @@ def names(text: str) -> list[str]:
 
 
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Nat Wolff (actor)": Wikipedia's page-title suffix
-_PHRASE = re.compile(r"(?<![\w'’])[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
+_PHRASE = re.compile(rf"(?<![\w'’]){_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'’.-]*)+")
 
 
 def name_phrases(text: str) -> frozenset[str]:

@@ -74,7 +74,7 @@ class DefaultPipeline(Strategy):
         # also every name and number the answer states), that the cited passages must hold together
         # for the answer to be presented as supported; 0: off (chosen on training questions:
         # EVALUATION.md "Trust")
-        coverage: Annotated[int, Range(0, 100)] = 40
+        coverage: Annotated[int, Range(0, 100)] = 50
         names: Annotated[int, Range(0, 100)] = 75
 
     name = "default"
