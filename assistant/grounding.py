@@ -105,9 +105,10 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
 
 def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, asked) -> list[int]:
     """The passages completing the claim's support: the best candidate above the hop threshold, then
-    the best one scored given that one too (the chain question -> bridge -> bridge -> claim), above
-    SECOND_BRIDGE. A second bridge scored beside the first was most often a sibling of it, another
-    page naming the answer's ("End of Watch" beside "Harsh Times" for David Ayer)."""
+    a second one that joins that bridge to the claim's pages (`_joins`), or else the best one scored
+    given the first too (the chain question -> bridge -> bridge -> claim) above SECOND_BRIDGE. A
+    second bridge scored beside the first was most often a sibling of it, another page naming the
+    answer's ("End of Watch" beside "Harsh Times" for David Ayer)."""
     rest = [i for i in range(len(texts)) if i not in chosen]
     if not rest or MAX_HOP < 1:
         return []
