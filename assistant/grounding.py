@@ -105,8 +105,9 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
 
 def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, asked) -> list[int]:
     """The passages completing the claim's support: the best candidate above the hop threshold, then
-    a second one that joins that bridge to the claim's pages (`_joins`), or else the best one scored
-    given the first too (the chain question -> bridge -> bridge -> claim) above SECOND_BRIDGE. A
+    a second one that joins that bridge to the claim's pages where it is not linked to them (the
+    director's other film naming the city, between the question's film and the city), or else the
+    best one scored given the first too (question -> bridge -> bridge -> claim) above SECOND_BRIDGE. A
     second bridge scored beside the first was most often a sibling of it, another page naming the
     answer's ("End of Watch" beside "Harsh Times" for David Ayer)."""
     rest = [i for i in range(len(texts)) if i not in chosen]
@@ -117,21 +118,20 @@ def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, 
     if not ranked or MAX_HOP < 2:
         return ranked[:1]
     first, others = ranked[0], [i for i in rest if i != ranked[0]]
-    joining = [i for i in ranked[1:] if _joins(texts, i, first, chosen, asked)]
-    if joining:
-        return [first, joining[0]]
+    if not _links_any(texts, first, chosen, asked):  # the missing link between it and the claim's pages
+        joining = [i for i in ranked[1:]
+                   if _links_any(texts, i, chosen, asked) and linked(texts[i], texts[first], asked)]
+        if joining:
+            return [first, joining[0]]
     support = [texts[i] for i in (*chosen, first)]
     chained = trees.score("hop", hop_rows(q, c, [texts[i] for i in others], support, asked)) if others else []
     best = max(range(len(others)), key=lambda k: chained[k], default=None)
     return [first] + ([others[best]] if best is not None and chained[best] >= SECOND_BRIDGE else [])
 
 
-def _joins(texts: Sequence[Text], candidate: int, bridge: int, chosen: Sequence[int], asked) -> bool:
-    """Whether a candidate is the missing link between a bridge not linked to the claim's pages and
-    those pages (the director's other film naming the city, between the question's film and the city)."""
-    def to_claim(i):
-        return any(linked(texts[i], texts[c], asked) for c in chosen)
-    return not to_claim(bridge) and to_claim(candidate) and linked(texts[candidate], texts[bridge], asked)
+def _links_any(texts: Sequence[Text], i: int, others: Sequence[int], asked: Sequence[str]) -> bool:
+    """Whether passage i is linked to any of `others` (`linked`)."""
+    return any(linked(texts[i], texts[j], asked) for j in others)
 
 
 def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Sequence[Text],
@@ -142,7 +142,7 @@ def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Se
     for i in order:
         if scores[i] < STATING_FLOOR:
             break
-        if rows[i][CONTAINS] and any(linked(texts[i], other, asked) for j, other in enumerate(texts) if j != i):
+        if rows[i][CONTAINS] and _links_any(texts, i, [j for j in range(len(texts)) if j != i], asked):
             return [i]
     return []
 
@@ -151,7 +151,7 @@ def _completes(question: str, texts: Sequence[Text], stating: int, bridges: Sequ
                asked: Sequence[str]) -> bool:
     """Whether the bridges complete a page that states the answer but holds little of the question:
     one is linked to it, and together they hold most of the question's words (STATING_COVERAGE)."""
-    return (any(linked(texts[b], texts[stating], asked) for b in bridges)
+    return (_links_any(texts, stating, bridges, asked)
             and question_coverage(question, [texts[i] for i in (stating, *bridges)]) >= STATING_COVERAGE)
 
 
@@ -189,7 +189,7 @@ def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[st
     if set(names(support.sentence)) <= set(asked):
         return holding + rest
     group = list(holding)
-    while joining := [b for b in rest if any(linked(texts[b], texts[g], asked) for g in group)]:
+    while joining := [b for b in rest if _links_any(texts, b, group, asked)]:
         group += joining
         rest = [b for b in rest if b not in joining]
     return group
