@@ -11,7 +11,8 @@ reserved questions never enter). For each question, with its gold answer as the 
 A fifth of the questions (by a hash of their id) is held out and only measured; thresholds are set
 on the others' out-of-fold scores; the shipped trees are then fitted on every training question.
 
-    python -m assistant.judge_training.grounding_train --data ../shared/data
+    python -m assistant.judge_training.grounding_train --data ../shared/data [--models claim]
+        [--read-sets lab/results/tune_*/default__*.jsonl]   (claim rows from recorded runs: grounding_read_sets)
 """
 from __future__ import annotations
 
@@ -24,8 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from models.errors import AssistantError
+
 from ..citations import normalise
 from ..grounding_features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, names
+from .grounding_read_sets import read_set_rows
 from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
 
@@ -37,6 +41,7 @@ SPAN = re.compile(r"\b(?:[A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]+)*|\d[\d
 SPAN_NEGATIVES = 0
 ELSEWHERE = 2  # per question: pages of other questions among the candidate bridges (hop rows)
 PLANTED = 1  # per question: the answer planted in a paragraph about something else
+REQUIRED = ("claim", "hop")
 TARGET_PRECISION = 0.76  # a cited passage must support its claim this often (out of fold)
 
 
@@ -164,32 +169,78 @@ def measure(scores: np.ndarray, y: np.ndarray, cut: float) -> dict:
             "recall": round(float(above[y == 1].mean()) if y.any() else 0.0, 4)}
 
 
-def train(data_dir: Path, out: Path, seed: int = 0) -> dict:
+def add_read_sets(built: dict, read_sets, questions) -> None:
+    """Claim rows of recorded runs (grounding_read_sets) put after `built`'s, for its questions only;
+    built["read_rows"] counts them."""
+    by_id = {q.example.id: q for q in questions}
+    x, y, ids = built["claim"]
+    added = 0
+    for results in read_sets:
+        rx, ry, rids = read_set_rows(Path(results), by_id)
+        if rx:
+            x, y, ids = np.vstack([x, np.asarray(rx, dtype=np.float64)]), np.concatenate([y, ry]), ids + rids
+            added += len(rx)
+    built["claim"], built["read_rows"] = (x, y, ids), added
+
+
+def train(data_dir: Path, out: Path, seed: int = 0, read_sets=(), models=("claim", "hop")) -> dict:
+    """Fit the named `models` and write them into out/grounding.json; any other model already there
+    (the claim_encoder, or the hop trees when only the claim trees are refitted) is kept as it is."""
+    path = out / "grounding.json"
+    try:
+        kept = dict(json.loads(path.read_text(encoding="utf-8"))["models"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        kept = {}  # none, or unreadable: nothing to keep
+    missing = sorted(set(REQUIRED) - set(models) - set(kept))
+    if missing:
+        raise AssistantError(f"{path} has no {' or '.join(missing)} trees to keep; refit them too (--models)")
     questions = training_questions(check_data_dir(data_dir))
     train_q, held_q = split_held_out(questions, 0.2)
     fit, held = build(train_q, seed), build(held_q, seed + 1)
+    add_read_sets(fit, read_sets, train_q)
+    add_read_sets(held, read_sets, held_q)
     spec = {"made_by": "assistant.judge_training.grounding_train", "seed": seed,
-            "questions": {"train": len(train_q), "held_out": len(held_q)}, "models": {}}
+            "questions": {"train": len(train_q), "held_out": len(held_q)},
+            "read_sets": ["/".join(Path(r).parts[-2:]) for r in read_sets], "models": dict(kept)}
     for name, features in (("claim", CLAIM_FEATURES), ("hop", HOP_FEATURES)):
+        if name not in models:
+            continue
         x, y, ids = fit[name]
-        cut = threshold_for(out_of_fold(x, y, ids, seed), y, TARGET_PRECISION)
+        # the cut is set on the questions' own paragraphs, whose labels are clean: a read set's
+        # page that is not the question's gold paragraph counts as no support even where it
+        # states the same fact (a pooled index holds such pages), so those rows understate precision
+        own = len(y) - (fit.get("read_rows", 0) if name == "claim" else 0)
+        cut = threshold_for(out_of_fold(x, y, ids, seed)[:own], y[:own], TARGET_PRECISION)
         model = fit_gbm(x, y, seed)
         hx, hy, _ = held[name]
-        held_metrics = measure(model.predict_proba(hx)[:, 1], hy, cut)
+        held_own = len(hy) - (held.get("read_rows", 0) if name == "claim" else 0)
+        scores = model.predict_proba(hx)[:, 1]
+        held_metrics = measure(scores[:held_own], hy[:held_own], cut)
+        if held_own < len(hy):
+            held_metrics["read_sets"] = measure(scores[held_own:], hy[held_own:], cut)
         shipped = fit_gbm(np.vstack([x, hx]), np.concatenate([y, hy]), seed)  # all training questions
         spec["models"][name] = {"features": list(features), "threshold": cut, "held_out": held_metrics,
                                 "trees": gbm_json(shipped)}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grounding.json").write_text(json.dumps(spec), encoding="utf-8")
-    return {name: {"threshold": m["threshold"], **m["held_out"]} for name, m in spec["models"].items()}
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return {name: {"threshold": spec["models"][name]["threshold"], **spec["models"][name]["held_out"]}
+            for name in models}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "models" / "grounding_model")
+    parser.add_argument("--read-sets", type=Path, nargs="*", default=[],
+                        help="results files of `assistant eval` runs of training questions (with their "
+                             "`read` passages): claim rows as the check reads them at answer time")
+    parser.add_argument("--models", nargs="+", choices=REQUIRED, default=list(REQUIRED),
+                        help="the trees to refit; the others in --out stay as they are")
     args = parser.parse_args()
-    print(json.dumps(train(args.data, args.out), indent=1))
+    try:
+        print(json.dumps(train(args.data, args.out, read_sets=args.read_sets, models=tuple(args.models)), indent=1))
+    except AssistantError as exc:
+        raise SystemExit(f"error: {exc}") from None
 
 
 if __name__ == "__main__":
