@@ -218,7 +218,7 @@ def restates_question(answer: str, question: str) -> bool:
     all 5 times on the training questions' recorded answers. "Who was born first, A or B?" - "A" is
     a choice; "Argand lamp" for "this type of lamp patented by Aimé Argand" is no phrase of it."""
     said = Text.of(answer)
-    return (bool(content(said.tokens)) and f" {' '.join(said.tokens)} " in Text.of(question).joined()
+    return (bool(content(said.tokens)) and Text.of(question).holds_phrase(said)
             and " or " not in f" {normalise(question)} ")
 
 

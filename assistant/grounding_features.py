@@ -128,6 +128,10 @@ class Text:
     def joined(self) -> str:
         return f" {' '.join(self.tokens)} "
 
+    def holds_phrase(self, other: "Text") -> bool:
+        """Whether the other text's words stand here as one phrase, in its order (a claim on a page)."""
+        return bool(other.tokens) and other.joined() in self.joined()
+
 
 def _share(part: Sequence[str], whole: set[str]) -> float:
     return sum(w in whole for w in part) / len(part) if part else 0.0
@@ -163,9 +167,8 @@ def claim_row(question: Text, claim: Text, passage: Text) -> list[float]:
     keys = [w for w in content(claim.tokens) if w not in set(asked)]
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
     numbers = [w for w in keys if w.isdigit()]
-    phrase = " ".join(claim.tokens)
     return [
-        float(bool(phrase) and f" {phrase} " in passage.joined()),
+        float(passage.holds_phrase(claim)),
         _share(keys, passage.bag),
         float(len(keys)),
         float(sum(w not in passage.bag for w in keys)),

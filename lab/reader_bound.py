@@ -15,7 +15,8 @@ Writes one JSON line per question (--out, resumable) and prints EM/F1 by hop cou
     .venv/bin/python lab/reader_bound.py DATA.json --reader QWEN.gguf --variant hop --out OUT.jsonl
         [--results lab/results/tune_musique_read/default__...jsonl]
 
-Meant for training questions: it refuses a data file that is a report or reserved file.
+Training questions only: the file's questions are kept when relevance_data.training_questions has
+them (report and reserved questions dropped by id and text), so a report or reserved file is refused.
 """
 from __future__ import annotations
 
@@ -34,7 +35,6 @@ from assistant.events import Passage  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 VARIANTS = ("hop", "shuffled", "hop+facts", "hop+dist")
-FORBIDDEN = ("musique_ans_dev_100", "musique_ans_dev_200", "hotpotqa_dev_distractor_200")  # report, reserved
 
 
 def chain(record: dict) -> list[Passage]:
@@ -60,16 +60,22 @@ def read_set(record: dict, variant: str, recorded: dict | None = None, read: int
     if variant == "shuffled":
         random.Random(record["id"]).shuffle(passages)
     elif variant == "hop+dist":
-        gold = {(p.title, " ".join(p.text.split())[:80]) for p in passages}
+        from assistant.evaluation.datasets import Paragraph, QAExample
+        from assistant.evaluation.support import support_hider
+
+        # gold as `assistant eval` matches it: the same title, the text a chunk of the paragraph's
+        is_gold = support_hider(QAExample(record["id"], record["question"], [],
+                                          [Paragraph(p.title, p.text, True) for p in passages]))
         extra = [Passage(id=str(p.get("id")), text=p["text"], title=p["title"]) for p in (recorded or {}).get("read", [])]
-        extra = [p for p in extra if (p.title, " ".join(p.text.split())[:80]) not in gold]
-        passages += extra[:max(0, read - len(passages))]
+        passages += [p for p in extra if not is_gold(p)][:max(0, read - len(passages))]
     return passages
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path)
+    parser.add_argument("data", type=Path, help="a MuSiQue-format training file (question_decomposition)")
+    parser.add_argument("--shared-data", type=Path, default=ROOT.parent / "shared" / "data",
+                        help="the shared data folder (which questions are training questions)")
     parser.add_argument("--reader", type=Path, required=True)
     parser.add_argument("--variant", choices=VARIANTS, default="hop")
     parser.add_argument("--out", type=Path, required=True)
@@ -88,11 +94,14 @@ def run(args) -> None:
     from assistant.answering import clean_answer
     from assistant.evaluation import metrics
     from assistant.prompt_fit import fit_passages
+    from assistant.judge_training.relevance_data import check_data_dir, training_questions
     from models import registry
     from models.config import load_settings
 
-    if any(name in args.data.name for name in FORBIDDEN):
-        raise AssistantError(f"{args.data.name} is a report or reserved file: measure on training questions")
+    file_key = "/".join(args.data.resolve().parts[-2:])  # as relevance_data names the training files
+    allowed = {q.example.id for q in training_questions(check_data_dir(args.shared_data)) if q.file == file_key}
+    if not allowed:
+        raise AssistantError(f"{file_key} has no training questions (report and reserved files have none)")
     if args.variant == "hop+dist" and not args.results:
         raise AssistantError("hop+dist needs --results (the recorded run whose read sets add the noise)")
     try:
@@ -108,7 +117,7 @@ def run(args) -> None:
     seen = {row["id"] for row in done}
     with args.out.open("a", encoding="utf-8") as out:
         for record in records[:args.limit]:
-            if record["id"] in seen or not record.get("question_decomposition"):
+            if record["id"] in seen or record["id"] not in allowed or not record.get("question_decomposition"):
                 continue
             facts = oracle_facts(record) if args.variant == "hop+facts" else []
             passages = read_set(record, args.variant, recorded.get(record["id"]), args.read)

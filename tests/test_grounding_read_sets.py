@@ -104,9 +104,10 @@ def test_read_set_rows_join_only_their_own_questions(tmp_path):
     built = {"claim": (np.zeros((2, len(grounding_train.CLAIM_FEATURES))), np.asarray([0, 1]), ["a", "b"])}
     record = {"id": "q1", "prediction": "Mira Okafor", "scores": {"f1": 0.0}, "read": read(HERON, OTTER)}
     path = results(tmp_path, [record])
-    grounding_train.add_read_sets(built, [path], [])  # q1 is not among this split's questions
+    rows = grounding_train.read_sets_rows([path], [QUESTIONS["q1"]])
+    grounding_train.add_read_sets(built, rows, [])  # q1 is not among this split's questions
     assert built["read_rows"] == 0 and len(built["claim"][1]) == 2
-    grounding_train.add_read_sets(built, [path], [QUESTIONS["q1"]])
+    grounding_train.add_read_sets(built, rows, [QUESTIONS["q1"]])
     assert built["read_rows"] == 6 and len(built["claim"][1]) == 8 and built["claim"][2][-1] == "train/file.json#q1"
 
 

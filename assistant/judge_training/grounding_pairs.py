@@ -41,8 +41,7 @@ def claim_forms(question: str, claim: str) -> ClaimForms:
 
 
 def _holds(text: str, answer: str) -> bool:
-    claim = Text.of(answer)
-    return bool(claim.tokens) and f" {' '.join(claim.tokens)} " in Text.of(text).joined()
+    return Text.of(text).holds_phrase(Text.of(answer))
 
 
 def _spans(text: str, like: str) -> list[str]:

@@ -39,10 +39,6 @@ def is_drop_support(results: Path) -> bool:
         return "drop-support" in results.name
 
 
-def _contains(passage: Text, claim: Text) -> bool:
-    return bool(claim.tokens) and f" {' '.join(claim.tokens)} " in passage.joined()
-
-
 def record_claims(record: dict, answer: str, question: str, dropped: bool) -> list[tuple[str, str, bool]]:
     """(claim, the answer it states, whether that is right) for one recorded answer; a passage
     supports the claim when it holds the answer it states (the sentence's words are not one phrase)."""
@@ -92,6 +88,6 @@ def read_set_rows(results: Path, questions: dict[str, Question]) -> tuple[list[l
                 continue
             for i, row in enumerate(claim_rows(q, c, texts)):
                 x.append(row)
-                y.append(int(right and gold[i] and (yes_no or _contains(texts[i], Text.of(stated)))))
+                y.append(int(right and gold[i] and (yes_no or texts[i].holds_phrase(Text.of(stated)))))
                 ids.append(question.id)
     return x, y, ids

@@ -55,10 +55,6 @@ class ClaimSet:
     kind: str = "answer"  # "answer" (the gold answer, alone or as a sentence), "other answer" or "planted"
 
 
-def _contains(paragraph: Text, claim: Text) -> bool:
-    return bool(claim.tokens) and f" {' '.join(claim.tokens)} " in paragraph.joined()
-
-
 def question_sets(question, rng: random.Random, other_answers: list[str], elsewhere=()):
     """(claim sets, hop rows, hop labels) of one question; empty when unusable. `elsewhere`: pages
     of other questions, read beside this one's as candidate bridges that are none (a user's index
@@ -71,7 +67,7 @@ def question_sets(question, rng: random.Random, other_answers: list[str], elsewh
     paragraphs = [(Text.of(p.text, p.title), p) for p in example.paragraphs]
     read = [(p.title, p.text) for _, p in paragraphs]
     yes_no = example.kind == "yes/no"
-    holds = [bool(p.is_supporting) and (yes_no or _contains(t, claim)) for t, p in paragraphs]
+    holds = [bool(p.is_supporting) and (yes_no or t.holds_phrase(claim)) for t, p in paragraphs]
     if not any(holds):
         return [], [], []  # the answer is written otherwise than in its paragraphs: no clean label
     every = dict(enumerate(int(h) for h in holds))
@@ -169,18 +165,31 @@ def measure(scores: np.ndarray, y: np.ndarray, cut: float) -> dict:
             "recall": round(float(above[y == 1].mean()) if y.any() else 0.0, 4)}
 
 
-def add_read_sets(built: dict, read_sets, questions) -> None:
-    """Claim rows of recorded runs (grounding_read_sets) put after `built`'s, for its questions only;
-    built["read_rows"] counts them."""
+def read_sets_rows(read_sets, questions) -> tuple[list[list[float]], list[int], list[str]]:
+    """Claim rows of recorded runs (grounding_read_sets), each file read once, for these questions."""
     by_id = {q.example.id: q for q in questions}
-    x, y, ids = built["claim"]
-    added = 0
+    x, y, ids = [], [], []
     for results in read_sets:
         rx, ry, rids = read_set_rows(Path(results), by_id)
-        if rx:
-            x, y, ids = np.vstack([x, np.asarray(rx, dtype=np.float64)]), np.concatenate([y, ry]), ids + rids
-            added += len(rx)
-    built["claim"], built["read_rows"] = (x, y, ids), added
+        x, y, ids = x + rx, y + ry, ids + rids
+    return x, y, ids
+
+
+def add_read_sets(built: dict, rows, questions) -> None:
+    """The read-set rows of `questions` put after `built`'s claim rows; built["read_rows"] counts them."""
+    wanted = {q.id for q in questions}
+    take = [i for i, question_id in enumerate(rows[2]) if question_id in wanted]
+    x, y, ids = built["claim"]
+    if take:
+        x = np.vstack([x, np.asarray([rows[0][i] for i in take], dtype=np.float64)])
+        y = np.concatenate([y, [rows[1][i] for i in take]])
+        ids = ids + [rows[2][i] for i in take]
+    built["claim"], built["read_rows"] = (x, y, ids), len(take)
+
+
+def own_rows(built: dict, name: str) -> int:
+    """How many of `built`'s rows of a model come from the questions' own paragraphs (they come first)."""
+    return len(built[name][1]) - (built.get("read_rows", 0) if name == "claim" else 0)
 
 
 def train(data_dir: Path, out: Path, seed: int = 0, read_sets=(), models=("claim", "hop")) -> dict:
@@ -197,8 +206,9 @@ def train(data_dir: Path, out: Path, seed: int = 0, read_sets=(), models=("claim
     questions = training_questions(check_data_dir(data_dir))
     train_q, held_q = split_held_out(questions, 0.2)
     fit, held = build(train_q, seed), build(held_q, seed + 1)
-    add_read_sets(fit, read_sets, train_q)
-    add_read_sets(held, read_sets, held_q)
+    rows = read_sets_rows(read_sets, questions)
+    add_read_sets(fit, rows, train_q)
+    add_read_sets(held, rows, held_q)
     spec = {"made_by": "assistant.judge_training.grounding_train", "seed": seed,
             "questions": {"train": len(train_q), "held_out": len(held_q)},
             "read_sets": ["/".join(Path(r).parts[-2:]) for r in read_sets], "models": dict(kept)}
@@ -209,11 +219,11 @@ def train(data_dir: Path, out: Path, seed: int = 0, read_sets=(), models=("claim
         # the cut is set on the questions' own paragraphs, whose labels are clean: a read set's
         # page that is not the question's gold paragraph counts as no support even where it
         # states the same fact (a pooled index holds such pages), so those rows understate precision
-        own = len(y) - (fit.get("read_rows", 0) if name == "claim" else 0)
+        own = own_rows(fit, name)
         cut = threshold_for(out_of_fold(x, y, ids, seed)[:own], y[:own], TARGET_PRECISION)
         model = fit_gbm(x, y, seed)
         hx, hy, _ = held[name]
-        held_own = len(hy) - (held.get("read_rows", 0) if name == "claim" else 0)
+        held_own = own_rows(held, name)
         scores = model.predict_proba(hx)[:, 1]
         held_metrics = measure(scores[:held_own], hy[:held_own], cut)
         if held_own < len(hy):
