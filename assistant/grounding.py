@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Sequence
 
+from models.judges.word_rarity import WordRarity, shipped_rarity
+
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
@@ -158,25 +160,32 @@ def _completes(question: str, texts: Sequence[Text], stating: int, bridges: Sequ
 @dataclass(frozen=True)
 class GroundingRule:
     """How strict the check is before an answer is presented as supported (the default strategy's
-    options). coverage: the share of the question's words the cited passages must hold together;
+    options). coverage: the share of the question's words, each weighed by its rarity
+    (models/grounding_model/word_rarity.json), the cited passages must hold together;
     names: the share of the question's names and numbers they must hold, and then every name and
-    number the answer states too, and no answer that only restates the question (0 turns either off)."""
+    number the answer states too, and no answer that only restates the question (0 turns either off).
+    rarity: False counts each of the question's words once in the coverage (its ablation)."""
 
     honest: bool = True
     encoder: bool = False
     coverage: float = 0.0
     names: float = 0.0
+    rarity: bool = True  # coverage weighs each word by its rarity; False: every word counts once
 
 
-def question_coverage(question: str, cited: Sequence[Text]) -> float:
+def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity | None = None) -> float:
     """The share of the question's own words that the cited passages hold together, a word's
-    ending aside (1.0 for a question of stopwords only). With each question's supporting paragraphs
-    hidden, the reader's answers were still presented as supported 24% (HotpotQA) and 31% (MuSiQue)
-    of the time on training questions, mostly on one passage about another subject (EVALUATION.md,
-    "Trust")."""
+    ending aside (1.0 for a question of stopwords only); with `rarity`, each word weighed by how
+    rare it is, so that a page about another subject holding the question's common words ("High
+    School", "city") but not its rare ones ("Faith Lutheran") covers little of it. With each
+    question's supporting paragraphs hidden, the reader's answers were still presented as supported
+    24% (HotpotQA) and 31% (MuSiQue) of the time on training questions, mostly on one passage about
+    another subject (EVALUATION.md, "Trust")."""
     asked = content(Text.of(question).tokens)
     bag = set().union(*(t.bag for t in cited)) if cited else set()
-    return sum(held(w, bag) for w in asked) / len(asked) if asked else 1.0
+    weights = [rarity.weight(w) if rarity else 1.0 for w in asked]
+    total = sum(weights)
+    return sum(wt for w, wt in zip(asked, weights) if held(w, bag)) / total if total else 1.0
 
 
 def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[str]) -> list[int]:
@@ -246,7 +255,8 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     backed = all(s.passages for s in supports) and not (rule.names and restates_question(answer, question))
     if backed and (rule.coverage or rule.names):
         cited_texts = [texts[i] for i in dict.fromkeys(i for passages in resting for i in passages)]
-        backed = question_coverage(question, cited_texts) >= rule.coverage and (
+        rarity = shipped_rarity() if rule.rarity else None
+        backed = question_coverage(question, cited_texts, rarity) >= rule.coverage and (
             not rule.names or names_coverage(asked, zip(parts, resting), texts) >= rule.names)
     if not backed:
         closest = given[:CLOSEST]  # the passages read come ranked, best first

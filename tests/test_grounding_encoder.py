@@ -65,8 +65,8 @@ def test_yes_no_questions_make_no_encoder_groups():
 
 
 def test_the_option_switches_the_encoder_and_its_ablation_reads_words_alone():
-    assert make_strategy("default").grounding == GroundingRule(True, False, 0.5, 0.75)
-    assert make_strategy("default:encoder=true").grounding == GroundingRule(True, True, 0.5, 0.75)
+    assert make_strategy("default").grounding == GroundingRule(True, False, 0.65, 0.75)
+    assert make_strategy("default:encoder=true").grounding == GroundingRule(True, True, 0.65, 0.75)
     assert make_strategy("default:coverage=0,names=0").grounding == GroundingRule(True, False, 0.0, 0.0)
     assert make_strategy("default:ground=false,encoder=true").grounding is None
     asked = ScriptedEncoder(lambda text: 0.9)

@@ -70,11 +70,12 @@ class DefaultPipeline(Strategy):
         honest: bool = True
         memory: bool = True
         encoder: bool = False
-        # the share (%) of the question's words (coverage), and of its names and numbers (names: then
-        # also every name and number the answer states), that the cited passages must hold together
-        # for the answer to be presented as supported; 0: off (chosen on training questions:
-        # EVALUATION.md "Trust")
-        coverage: Annotated[int, Range(0, 100)] = 50
+        # the share (%) of the question's words, each weighed by its rarity (coverage), and of its
+        # names and numbers (names: then also every name and number the answer states), that the
+        # cited passages must hold together for the answer to be presented as supported; 0: off
+        # (chosen on training questions: EVALUATION.md "Trust" and "Trust: rare words weigh more")
+        coverage: Annotated[int, Range(0, 100)] = 65
+        rarity: bool = True  # false: coverage counts every word of the question once
         names: Annotated[int, Range(0, 100)] = 75
 
     name = "default"
@@ -92,7 +93,8 @@ class DefaultPipeline(Strategy):
     def grounding(self) -> GroundingRule | None:
         if not self.opts.ground:
             return None
-        return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100)
+        return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100,
+                             self.opts.rarity)
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
