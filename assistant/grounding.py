@@ -10,8 +10,9 @@ bridges: `hop_row`, the first above the hop threshold, a second only where it ex
 A sentence nothing supports cites nothing, and an answer with such a sentence is not presented as
 supported: it is labelled "not in your documents" with the closest passages shown. So is an answer
 whose cited passages, together, leave most of the question out (`coverage`): each sentence can be
-backed by a passage about something else that shares its words. An answer from the reader's memory
-is labelled as such.
+backed by a passage about something else that shares its words (the question's words weigh their
+rarity). A page that adds no word of the question or the sentence to the others cited is not cited
+(`needed`). An answer from the reader's memory is labelled as such.
 """
 from __future__ import annotations
 
@@ -164,13 +165,15 @@ class GroundingRule:
     (models/grounding_model/word_rarity.json), the cited passages must hold together;
     names: the share of the question's names and numbers they must hold, and then every name and
     number the answer states too, and no answer that only restates the question (0 turns either off).
-    rarity: False counts each of the question's words once in the coverage (its ablation)."""
+    rarity: False counts each of the question's words once in the coverage (its ablation); repeats:
+    True also cites the pages `needed` leaves out (its ablation)."""
 
     honest: bool = True
     encoder: bool = False
     coverage: float = 0.0
     names: float = 0.0
     rarity: bool = True  # coverage weighs each word by its rarity; False: every word counts once
+    repeats: bool = False  # also cite a page that adds no word to the others cited (`needed`)
 
 
 def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity | None = None) -> float:
@@ -221,6 +224,24 @@ def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[i
     return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
 
 
+def needed(question: str, sentence: str, passages: Sequence[int], texts: Sequence[Text]) -> list[int]:
+    """The passages to cite for a sentence, less those that add no word of the question or of the
+    sentence to what the others hold (from the last to the second): a sibling page beside the one
+    holding the claim ("1983 Tennessee Volunteers" beside the 1984 team's page) repeats it. A page
+    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B).
+    The verdict does not change: what is left holds every word the pages held together."""
+    q = Text.of(question)
+    wanted = list(dict.fromkeys(content(q.tokens) + content(Text.of(sentence).tokens)))
+    kept = list(passages)
+    for i in reversed(kept[1:]):
+        if texts[i].name and f" {texts[i].name} " in q.joined():
+            continue
+        others = set().union(*(texts[j].bag for j in kept if j != i))
+        if not any(held(w, texts[i].bag) and not held(w, others) for w in wanted):
+            kept.remove(i)
+    return kept
+
+
 def restates_question(answer: str, question: str) -> bool:
     """Whether the answer is a phrase the question itself states, to a question that offers no
     choice ("Which series featured the host of "The Joe Schmo Show"?" - "The Joe Schmo Show"): wrong
@@ -267,6 +288,8 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     numbers: dict[str, int] = {}
     marked = []
     for sentence, passages in zip(parts, resting):
+        if not rule.repeats:
+            passages = needed(question, sentence, passages, texts)
         for i in passages:
             if given[i].id not in numbers:
                 cited.append(given[i])

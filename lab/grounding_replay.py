@@ -11,9 +11,10 @@ answer; --encoder replays the check with its cross-encoder (the `encoder=true` o
 the share of the question's words the cited passages must hold (default: the default strategy's);
 --untrained leaves out the training questions the grounding encoder learned from (for recorded answers
 to training questions, e.g. lab/results/tune_*); --no-rarity counts the question's words once in the
-coverage (the `rarity=false` ablation).
+coverage (the `rarity=false` ablation); --repeats also cites pages that add no word to the others
+(the `repeats=true` ablation).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity] [--repeats]
 """
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ from assistant.grounding import ground
 
 def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
            untrained: bool = False, coverage: float | None = None,
-           names: float | None = None, rarity: bool = True) -> tuple[list[dict], float]:
+           names: float | None = None, rarity: bool = True,
+           repeats: bool = False) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
     import time
@@ -39,7 +41,7 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
     from assistant.strategies import make_strategy
 
     rule = replace(make_strategy("default").grounding, encoder=encoder)  # the shipped rule, less what is given
-    rule = replace(rule, rarity=rarity, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
+    rule = replace(rule, rarity=rarity, repeats=repeats, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
 
     file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
@@ -80,14 +82,16 @@ def main() -> None:
                              "and all the answer's (0: off; default: the default strategy's)")
     parser.add_argument("--no-rarity", action="store_true",
                         help="coverage counts each of the question's words once (the rarity=false ablation)")
+    parser.add_argument("--repeats", action="store_true",
+                        help="also cite pages that add no word to the others (the repeats=true ablation)")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
             + (" (encoder=true)" if args.encoder else "")
             + (f" (coverage={args.coverage:g})" if args.coverage is not None else "")
             + (f" (names={args.names:g})" if args.names is not None else "")
-            + (" (rarity=false)" if args.no_rarity else ""))
+            + (" (rarity=false)" if args.no_rarity else "") + (" (repeats=true)" if args.repeats else ""))
     records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained,
-                              args.coverage, args.names, not args.no_rarity)
+                              args.coverage, args.names, not args.no_rarity, args.repeats)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

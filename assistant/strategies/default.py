@@ -76,6 +76,7 @@ class DefaultPipeline(Strategy):
         # (chosen on training questions: EVALUATION.md "Trust" and "Trust: rare words weigh more")
         coverage: Annotated[int, Range(0, 100)] = 65
         rarity: bool = True  # false: coverage counts every word of the question once
+        repeats: bool = False  # true: also cite a page that adds no word of the question or answer
         names: Annotated[int, Range(0, 100)] = 75
 
     name = "default"
@@ -94,7 +95,7 @@ class DefaultPipeline(Strategy):
         if not self.opts.ground:
             return None
         return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100,
-                             self.opts.rarity)
+                             self.opts.rarity, self.opts.repeats)
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
