@@ -203,12 +203,12 @@ def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> floa
 def _title_words_in(passage: Text, other: Text) -> bool:
     """Whether `other`'s title, less its stopwords, appears in `passage`'s words: the link the claim
     trees were trained with (a title with a stopword, "Kingdom of the Isles", never matches; the claim
-    trees refitted with `_names` instead cited the answer's own page over the page stating the answer)."""
+    trees refitted with `writes_title` instead cited the answer's own page over the page stating the answer)."""
     title = " ".join(other.title)
     return bool(title) and f" {title} " in passage.joined()
 
 
-def _names(passage: Text, other: Text) -> bool:
+def writes_title(passage: Text, other: Text) -> bool:
     """Whether `other`'s title appears in `passage`'s words (a link between the two): "The Fault in
     Our Stars (film)" is written "The Fault in Our Stars" (before, the title's stopwords were left
     out and never matched)."""
@@ -219,7 +219,7 @@ def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
     """Whether either of two passages names the other's title, or both name the same person or
     thing (a name of two words or more, not only the question's `asked` words): the bridge entity
     of a multi-hop answer."""
-    if _names(passage, other) or _names(other, passage):
+    if writes_title(passage, other) or writes_title(other, passage):
         return True
     return _shares_name(passage, other, asked)
 
@@ -236,7 +236,7 @@ def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text],
     keys = [w for w in content(claim.tokens) if w not in set(query)]
     covered = set().union(*(s.bag for s in support)) if support else set()
     missing = [w for w in query if w not in covered]
-    links = any(_names(passage, s) or _names(s, passage) for s in support)
+    links = any(writes_title(passage, s) or writes_title(s, passage) for s in support)
     shares = any(_shares_name(passage, s, asked) for s in support)
     yes_no = float(bool(claim.tokens) and claim.tokens[0] in YES_NO and len(claim.tokens) <= 2)
     lacking = [w for w in asked if not held(w, covered)]
