@@ -25,7 +25,7 @@ from models.judges.word_rarity import WordRarity, shipped_rarity
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, held, hop_rows, linked, names)
+                                 encoder_columns, encoder_pair, held, hop_rows, linked, names, writes_title)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 # at most 2 passages for a claim (a third was a distractor holding the answer's words more often
@@ -228,13 +228,17 @@ def needed(question: str, sentence: str, passages: Sequence[int], texts: Sequenc
     """The passages to cite for a sentence, less those that add no word of the question or of the
     sentence to what the others hold (from the last to the second): a sibling page beside the one
     holding the claim ("1983 Tennessee Volunteers" beside the 1984 team's page) repeats it. A page
-    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B).
-    The verdict does not change: what is left holds every word the pages held together."""
+    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B),
+    and so is a page another cited page names by its title (the next link of the chain: "Gum Wall"
+    names "San Luis Obispo, California"). The verdict does not change: what is left holds every word
+    the pages held together."""
     q = Text.of(question)
     wanted = list(dict.fromkeys(content(q.tokens) + content(Text.of(sentence).tokens)))
     kept = list(passages)
     for i in reversed(kept[1:]):
         if texts[i].name and f" {texts[i].name} " in q.joined():
+            continue
+        if any(writes_title(texts[j], texts[i]) for j in kept if j != i):
             continue
         others = set().union(*(texts[j].bag for j in kept if j != i))
         if not any(held(w, texts[i].bag) and not held(w, others) for w in wanted):

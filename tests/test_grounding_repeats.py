@@ -59,3 +59,13 @@ def test_the_check_cites_the_sibling_only_with_repeats_on():
     assert both.grounding == SUPPORTED and [p.id for p in both.cited] == ["own", "sibling"]
     assert make_strategy("default:repeats=true").grounding == replace(rule, repeats=True)
     assert GroundingRule().repeats is False
+
+
+def test_a_page_another_cited_page_names_by_title_is_kept_as_the_chains_next_link():
+    question = "Which county is the Quarry Steps alley in?"
+    alley = Passage("alley", "Quarry Steps is an alley in Ashby, Dunmore County.", "Quarry Steps")
+    town = Passage("town", "Ashby is a market town in Dunmore County.", "Ashby")
+    sibling = Passage("lane", "Quarry Lane is an alley in Dunmore County.", "Quarry Lane")
+    texts = texts_of(alley, town, sibling)
+    assert needed(question, "Dunmore County", [0, 1], texts) == [0, 1]  # the alley's page names Ashby
+    assert needed(question, "Dunmore County", [0, 2], texts) == [0]  # nothing names Quarry Lane
