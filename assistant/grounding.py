@@ -236,9 +236,7 @@ def needed(question: str, sentence: str, passages: Sequence[int], texts: Sequenc
     wanted = list(dict.fromkeys(content(q.tokens) + content(Text.of(sentence).tokens)))
     kept = list(passages)
     for i in reversed(kept[1:]):
-        if texts[i].name and f" {texts[i].name} " in q.joined():
-            continue
-        if any(writes_title(texts[j], texts[i]) for j in kept if j != i):
+        if any(writes_title(t, texts[i]) for t in (q, *(texts[j] for j in kept if j != i))):
             continue
         others = set().union(*(texts[j].bag for j in kept if j != i))
         if not any(held(w, texts[i].bag) and not held(w, others) for w in wanted):

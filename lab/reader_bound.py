@@ -108,7 +108,7 @@ def run(args) -> None:
         records = json.loads(args.data.read_text(encoding="utf-8"))
         recorded = {}
         if args.results:
-            recorded = {json.loads(line)["id"]: json.loads(line) for line in args.results.read_text().splitlines()}
+            recorded = {row["id"]: row for row in map(json.loads, args.results.read_text().splitlines())}
     except (OSError, ValueError) as exc:
         raise AssistantError(f"cannot read the inputs ({type(exc).__name__}: {exc})") from None
     settings = load_settings(reader=str(args.reader))

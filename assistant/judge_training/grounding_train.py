@@ -171,7 +171,9 @@ def read_sets_rows(read_sets, questions) -> tuple[list[list[float]], list[int], 
     x, y, ids = [], [], []
     for results in read_sets:
         rx, ry, rids = read_set_rows(Path(results), by_id)
-        x, y, ids = x + rx, y + ry, ids + rids
+        x.extend(rx)
+        y.extend(ry)
+        ids.extend(rids)
     return x, y, ids
 
 
