@@ -12,9 +12,10 @@ the share of the question's words the cited passages must hold (default: the def
 --untrained leaves out the training questions the grounding encoder learned from (for recorded answers
 to training questions, e.g. lab/results/tune_*); --no-rarity counts the question's words once in the
 coverage (the `rarity=false` ablation); --repeats also cites pages that add no word to the others
-(the `repeats=true` ablation).
+(the `repeats=true` ablation); --no-compare holds a comparison's pages to coverage and links like
+any others (the `compare=false` ablation).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity] [--repeats]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity] [--repeats] [--no-compare]
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from assistant.grounding import ground
 def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
            untrained: bool = False, coverage: float | None = None,
            names: float | None = None, rarity: bool = True,
-           repeats: bool = False) -> tuple[list[dict], float]:
+           repeats: bool = False, compare: bool = True) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer)."""
     import json
     import time
@@ -41,7 +42,7 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
     from assistant.strategies import make_strategy
 
     rule = replace(make_strategy("default").grounding, encoder=encoder)  # the shipped rule, less what is given
-    rule = replace(rule, rarity=rarity, repeats=repeats, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
+    rule = replace(rule, rarity=rarity, repeats=repeats, compare=compare, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
 
     file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
@@ -84,14 +85,18 @@ def main() -> None:
                         help="coverage counts each of the question's words once (the rarity=false ablation)")
     parser.add_argument("--repeats", action="store_true",
                         help="also cite pages that add no word to the others (the repeats=true ablation)")
+    parser.add_argument("--no-compare", action="store_true",
+                        help="hold a comparison's pages to coverage and links (the compare=false ablation)")
     args = parser.parse_args()
     name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
             + (" (encoder=true)" if args.encoder else "")
             + (f" (coverage={args.coverage:g})" if args.coverage is not None else "")
             + (f" (names={args.names:g})" if args.names is not None else "")
-            + (" (rarity=false)" if args.no_rarity else "") + (" (repeats=true)" if args.repeats else ""))
+            + (" (rarity=false)" if args.no_rarity else "") + (" (repeats=true)" if args.repeats else "")
+            + (" (compare=false)" if args.no_compare else ""))
     records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained,
-                              args.coverage, args.names, not args.no_rarity, args.repeats)
+                              args.coverage, args.names, not args.no_rarity, args.repeats,
+                              not args.no_compare)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

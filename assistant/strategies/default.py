@@ -78,6 +78,7 @@ class DefaultPipeline(Strategy):
         coverage: Annotated[int, Range(0, 100)] = 65
         rarity: bool = True  # false: coverage counts every word of the question once
         repeats: bool = False  # true: also cite a page that adds no word of the question or answer
+        compare: bool = True  # false: the pages a comparison names are held to coverage and links too
         names: Annotated[int, Range(0, 100)] = 75
 
     name = "default"
@@ -96,7 +97,7 @@ class DefaultPipeline(Strategy):
         if not self.opts.ground:
             return None
         return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100,
-                             self.opts.rarity, self.opts.repeats)
+                             self.opts.rarity, self.opts.repeats, self.opts.compare)
 
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
