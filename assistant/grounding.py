@@ -11,21 +11,23 @@ A sentence nothing supports cites nothing, and an answer with such a sentence is
 supported: it is labelled "not in your documents" with the closest passages shown. So is an answer
 whose cited passages, together, leave most of the question out (`coverage`): each sentence can be
 backed by a passage about something else that shares its words (the question's words weigh their
-rarity). A page that adds no word of the question or the sentence to the others cited is not cited
-(`needed`). An answer from the reader's memory is labelled as such.
+rarity). What the cited passages must hold together, and which pages a sentence rests on, are the
+rules in grounding_rules.py. An answer from the reader's memory is labelled as such.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from models.judges.word_rarity import WordRarity, shipped_rarity
+from models.judges.word_rarity import shipped_rarity
 
 from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
-from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, held, hop_rows, linked, names, writes_title)
+from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, encoder_columns,
+                                 encoder_pair, hop_rows, linked, links_any, names)
+from .grounding_rules import (SentenceSupport, compares_its_pages, names_coverage, needed, question_coverage,
+                              restates_question, rests_on)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 # at most 2 passages for a claim (a third was a distractor holding the answer's words more often
@@ -41,8 +43,6 @@ MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 # more in). EVALUATION.md, "Trust: the page stating a short answer".
 SECOND_BRIDGE, STATING_FLOOR, STATING_COVERAGE = 0.7, 0.15, 0.8
 CONTAINS = CLAIM_FEATURES.index("contains")
-SAME_FACT = {"birth": ("born",), "born": ("birth",), "death": ("died", "die"), "died": ("death", "die"),
-             "die": ("death", "died"), "dead": ("died", "death", "die")}
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
 FROM_MEMORY = "From the reader's memory, not from your documents:"
@@ -71,14 +71,6 @@ def encoder_scores(encoder, question: str, claim: str, given: Sequence[Passage])
     """The encoder's P(this passage supports the claim) for each passage read."""
     pairs = [encoder_pair(question, claim, p.title, p.text) for p in given]
     return encoder.score(pairs[0][0], [second for _, second in pairs]) if pairs else []
-
-
-@dataclass
-class SentenceSupport:
-    sentence: str
-    passages: list[int] = field(default_factory=list)  # indices into the passages read, best first
-    score: float = 0.0  # the best claim score
-    claims: int = 0  # passages[:claims] hold the claim; the rest complete it (the bridge)
 
 
 def support_of(question: str, claim: str, texts: Sequence[Text], trees,
@@ -123,20 +115,15 @@ def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, 
     if not ranked or MAX_HOP < 2:
         return ranked[:1]
     first, others = ranked[0], [i for i in rest if i != ranked[0]]
-    if not _links_any(texts, first, chosen, asked):  # the missing link between it and the claim's pages
+    if not links_any(texts, first, chosen, asked):  # the missing link between it and the claim's pages
         joining = [i for i in ranked[1:]
-                   if _links_any(texts, i, chosen, asked) and linked(texts[i], texts[first], asked)]
+                   if links_any(texts, i, chosen, asked) and linked(texts[i], texts[first], asked)]
         if joining:
             return [first, joining[0]]
     support = [texts[i] for i in (*chosen, first)]
     chained = trees.score("hop", hop_rows(q, c, [texts[i] for i in others], support, asked)) if others else []
     best = max(range(len(others)), key=lambda k: chained[k], default=None)
     return [first] + ([others[best]] if best is not None and chained[best] >= SECOND_BRIDGE else [])
-
-
-def _links_any(texts: Sequence[Text], i: int, others: Sequence[int], asked: Sequence[str]) -> bool:
-    """Whether passage i is linked to any of `others` (`linked`)."""
-    return any(linked(texts[i], texts[j], asked) for j in others)
 
 
 def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Sequence[Text],
@@ -147,7 +134,7 @@ def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Se
     for i in order:
         if scores[i] < STATING_FLOOR:
             break
-        if rows[i][CONTAINS] and _links_any(texts, i, [j for j in range(len(texts)) if j != i], asked):
+        if rows[i][CONTAINS] and links_any(texts, i, [j for j in range(len(texts)) if j != i], asked):
             return [i]
     return []
 
@@ -156,7 +143,7 @@ def _completes(question: str, texts: Sequence[Text], stating: int, bridges: Sequ
                asked: Sequence[str]) -> bool:
     """Whether the bridges complete a page that states the answer but holds little of the question:
     one is linked to it, and together they hold most of the question's words (STATING_COVERAGE)."""
-    return (_links_any(texts, stating, bridges, asked)
+    return (links_any(texts, stating, bridges, asked)
             and question_coverage(question, [texts[i] for i in (stating, *bridges)]) >= STATING_COVERAGE)
 
 
@@ -178,113 +165,6 @@ class GroundingRule:
     rarity: bool = True  # coverage weighs each word by its rarity; False: every word counts once
     repeats: bool = False  # also cite a page that adds no word to the others cited (`needed`)
     compare: bool = True  # the pages a comparison names are its support (`compares_its_pages`)
-
-
-def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity | None = None) -> float:
-    """The share of the question's own words that the cited passages hold together, a word's
-    ending aside (1.0 for a question of stopwords only); with `rarity`, each word weighed by how
-    rare it is, so that a page about another subject holding the question's common words ("High
-    School", "city") but not its rare ones ("Faith Lutheran") covers little of it. With each
-    question's supporting paragraphs hidden, the reader's answers were still presented as supported
-    24% (HotpotQA) and 31% (MuSiQue) of the time on training questions, mostly on one passage about
-    another subject (EVALUATION.md, "Trust")."""
-    asked = content(Text.of(question).tokens)
-    bag = set().union(*(t.bag for t in cited)) if cited else set()
-    weights = [rarity.weight(w) if rarity else 1.0 for w in asked]
-    total = sum(weights)
-    return sum(wt for w, wt in zip(asked, weights) if held(w, bag) or written_otherwise(w, bag)) / total if total else 1.0
-
-
-def written_otherwise(word: str, bag: set[str]) -> bool:
-    """Whether a page writes the question's word in another form of the same fact: "place of birth"
-    is "was born in" on the page, "date of death" "died on" (a comparison or a chain's last hop
-    asks so; on 2WikiMultihopQA's training questions with their gold answers, the support recall
-    rose from 52 to 59% and nothing else moved)."""
-    return any(form in bag for form in SAME_FACT.get(word, ()))
-
-
-def compares_its_pages(question: Text, cited: Sequence[Text]) -> bool:
-    """Whether the cited pages are two or more pages the question names by their titles, and no
-    other: the things a comparison asks about ("What profession does Matt Thiessen and George
-    Thorogood have in common?" - "musician"). The question's frame ("profession", "in common",
-    "coastal") is often on neither page, yet the pages are the question's own subjects, not another
-    subject sharing its words, which is what `coverage` guards against. Two pages of one name ("127
-    Hours" and "127 Hours (soundtrack)") are one thing, not a comparison."""
-    return len({t.name for t in cited}) >= 2 and all(writes_title(question, t) for t in cited)
-
-
-def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[str],
-             question: Text | None = None) -> list[int]:
-    """What a sentence rests on: the passages holding its claim and the bridges chained to them
-    (one names the other's title, or both name one person or thing beyond the question's names
-    `asked`), directly or through one another. A page cited beside the claim but not linked to it is
-    about something else, unless the sentence names only what the question names (a comparison:
-    "Who is older, A or B?" - "B" rests on both pages, which need not name each other), or, where
-    the question offers a choice, the page is one the question names by its title: "Who was born
-    first, Arthur Conan Doyle or Penelope Lively?" - "Arthur Ignatius Conan Doyle" rests on Penelope
-    Lively's page too (the full name is no name of the question's)."""
-    holding, rest = list(support.passages[:support.claims]), list(support.passages[support.claims:])
-    if set(names(support.sentence)) <= set(asked):
-        return holding + rest
-    group = list(holding)
-    while joining := [b for b in rest if _links_any(texts, b, group, asked)]:
-        group += joining
-        rest = [b for b in rest if b not in joining]
-    if question is not None and offers_choice(question):
-        group += [b for b in rest if writes_title(question, texts[b])]
-    return group
-
-
-def offers_choice(question: Text) -> bool:
-    """Whether the question asks to choose between what it names ("A or B?")."""
-    return " or " in question.joined()
-
-
-def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[int]]],
-                   texts: Sequence[Text]) -> float:
-    """The share of the question's names and numbers (`asked`) held by what the sentences rest on
-    (`resting`: each sentence with `rests_on` its passages); 0.0 when a sentence states a name or
-    number that what it rests on leaves out. A passage about another subject can hold most of a
-    question's plain words ("budget", "project") but not its name ("Otter"): "Project Otter is led
-    by Mira Okafor", or "240,000 pounds" as Otter's budget, read off Project Heron's page, is not
-    made whole by citing Project Otter's page beside it."""
-    counted: set[str] = set()
-    for sentence, passages in resting:
-        bag = set().union(*(texts[i].bag for i in passages))
-        if not all(held(w, bag) for w in names(sentence)):
-            return 0.0
-        counted |= bag
-    return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
-
-
-def needed(question: str, sentence: str, passages: Sequence[int], texts: Sequence[Text]) -> list[int]:
-    """The passages to cite for a sentence, less those that add no word of the question or of the
-    sentence to what the others hold (from the last to the second): a sibling page beside the one
-    holding the claim ("1983 Tennessee Volunteers" beside the 1984 team's page) repeats it. A page
-    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B),
-    and so is a page another cited page names by its title (the next link of the chain: "Gum Wall"
-    names "San Luis Obispo, California"). The verdict does not change: what is left holds every word
-    the pages held together."""
-    q = Text.of(question)
-    wanted = list(dict.fromkeys(content(q.tokens) + content(Text.of(sentence).tokens)))
-    kept = list(passages)
-    for i in reversed(kept[1:]):
-        if any(writes_title(t, texts[i]) for t in (q, *(texts[j] for j in kept if j != i))):
-            continue
-        others = set().union(*(texts[j].bag for j in kept if j != i))
-        if not any(held(w, texts[i].bag) and not held(w, others) for w in wanted):
-            kept.remove(i)
-    return kept
-
-
-def restates_question(answer: str, question: str) -> bool:
-    """Whether the answer is a phrase the question itself states, to a question that offers no
-    choice ("Which series featured the host of "The Joe Schmo Show"?" - "The Joe Schmo Show"): wrong
-    all 5 times on the training questions' recorded answers. "Who was born first, A or B?" - "A" is
-    a choice; "Argand lamp" for "this type of lamp patented by Aimé Argand" is no phrase of it."""
-    said = Text.of(answer)
-    asked = Text.of(question)
-    return bool(content(said.tokens)) and asked.holds_phrase(said) and not offers_choice(asked)
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),

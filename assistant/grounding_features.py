@@ -224,6 +224,11 @@ def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
     return _shares_name(passage, other, asked)
 
 
+def links_any(texts: Sequence[Text], i: int, others: Sequence[int], asked: Sequence[str]) -> bool:
+    """Whether passage i is linked to any of `others` (`linked`)."""
+    return any(linked(texts[i], texts[j], asked) for j in others)
+
+
 def _shares_name(passage: Text, other: Text, asked: Sequence[str]) -> bool:
     """Both name the same person or thing of two words or more, not only the question's `asked` words."""
     return any(not set(p.split()) <= set(asked) for p in passage.phrases & other.phrases)

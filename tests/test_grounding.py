@@ -96,7 +96,7 @@ def test_an_answer_resting_on_a_passage_about_something_else_is_not_presented_as
 
 
 def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages():
-    from assistant.grounding import question_coverage
+    from assistant.grounding_rules import question_coverage
     from assistant.grounding_features import Text
 
     question = "In which city was the director of Blue Harbor born?"  # city, director, blue, harbor, born
@@ -111,7 +111,7 @@ def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages(
 
 
 def test_names_coverage_wants_the_questions_names_and_all_the_answers():
-    from assistant.grounding import SentenceSupport, names_coverage, rests_on
+    from assistant.grounding_rules import SentenceSupport, names_coverage, rests_on
     from assistant.grounding_features import Text, names
 
     assert names("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
@@ -244,7 +244,7 @@ def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
 def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported():
     """Qwen's answers to training questions: the host's show given as the series he later featured
     in; the names rule labels such an answer "not in your documents" unless the question offers a choice."""
-    from assistant.grounding import restates_question
+    from assistant.grounding_rules import restates_question
 
     show = Passage("show", "The Joe Schmo Show is an American reality television series hosted by Ralph Garman, "
                    "an American actor and radio host.", "The Joe Schmo Show")

@@ -1,12 +1,13 @@
-"""A comparison rests on the pages of what it compares (grounding.rests_on with a choice,
-grounding.compares_its_pages), and a page writes "born" where the question asks "place of birth"
-(grounding.written_otherwise)."""
+"""A comparison rests on the pages of what it compares (grounding_rules.rests_on with a choice,
+grounding_rules.compares_its_pages), and a page writes "born" where the question asks "place of
+birth" (grounding_rules.written_otherwise)."""
 from dataclasses import replace
 
-import assistant.grounding as grounding
+import assistant.grounding_rules as grounding_rules
 from assistant.events import Passage
-from assistant.grounding import (SUPPORTED, UNSUPPORTED, GroundingRule, SentenceSupport, compares_its_pages, ground,
-                                 offers_choice, question_coverage, rests_on, written_otherwise)
+from assistant.grounding import SUPPORTED, UNSUPPORTED, GroundingRule, ground
+from assistant.grounding_rules import (SentenceSupport, compares_its_pages, offers_choice, question_coverage, rests_on,
+                                       written_otherwise)
 from assistant.grounding_features import Text, names
 from assistant.strategies import make_strategy
 from models.judges.word_rarity import shipped_rarity
@@ -108,5 +109,5 @@ def test_a_page_writes_born_where_the_question_asks_the_place_of_birth(monkeypat
     assert not written_otherwise("birth", {"birthday"}) and not written_otherwise("place", {"born"})
     texts, rarity = texts_of(FILM, DIRECTOR), shipped_rarity()
     with_forms = question_coverage(BIRTHPLACE, texts, rarity)
-    monkeypatch.setattr(grounding, "SAME_FACT", {})
+    monkeypatch.setattr(grounding_rules, "SAME_FACT", {})
     assert question_coverage(BIRTHPLACE, texts, rarity) < with_forms

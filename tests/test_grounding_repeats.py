@@ -1,9 +1,10 @@
-"""A page that repeats what the other cited pages hold is not cited (grounding.needed): the sibling
+"""A page that repeats what the other cited pages hold is not cited (grounding_rules.needed): the sibling
 page beside the one holding the claim; a page the question names is kept."""
 from dataclasses import replace
 
 from assistant.events import Passage
-from assistant.grounding import SUPPORTED, GroundingRule, ground, needed
+from assistant.grounding import SUPPORTED, GroundingRule, ground
+from assistant.grounding_rules import needed
 from assistant.grounding_features import Text
 from assistant.strategies import make_strategy
 

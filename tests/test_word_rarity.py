@@ -5,7 +5,8 @@ import json
 import pytest
 
 from assistant.events import Passage
-from assistant.grounding import SUPPORTED, UNSUPPORTED, GroundingRule, ground, question_coverage
+from assistant.grounding import SUPPORTED, UNSUPPORTED, GroundingRule, ground
+from assistant.grounding_rules import question_coverage
 from assistant.grounding_features import Text
 from assistant.judge_training.word_rarity_build import main as build_main, rarity_table
 from models.errors import AssistantError, ModelError
