@@ -16,7 +16,7 @@ rules in grounding_rules.py. An answer from the reader's memory is labelled as s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -46,6 +46,7 @@ CONTAINS = CLAIM_FEATURES.index("contains")
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
 FROM_MEMORY = "From the reader's memory, not from your documents:"
+MEMORY_AGREES = "From the reader's memory; your documents agree:"
 
 
 @lru_cache(maxsize=1)
@@ -172,10 +173,15 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
     sentence nothing supports, or whose cited passages hold too little of the question (the
     rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
-    citation. `rule.encoder`: True for the shipped encoder, False for the word features alone, or
+    citation. An answer `from_memory` is checked the same against the passages given (a search
+    with the question): supported, it cites them, said to come from memory; else it is labelled
+    "from memory" with no citation. `rule.encoder`: True for the shipped encoder, False for the word features alone, or
     an encoder (anything with `score(first, seconds)`)."""
     given = list(given)
-    if from_memory:
+    if from_memory:  # looked up in the documents (the memory_check option): cited where they back it
+        checked = ground(answer, question, given, rule, trees=trees) if given else None
+        if checked is not None and checked.grounding == SUPPORTED:
+            return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
     trees = trees or shipped_trees()
     texts = [Text.of(p.text, p.title) for p in given]

@@ -68,7 +68,7 @@ def run(spec, retriever=None, relevance=None, answers=ANSWERS, knows=lambda q: F
     return list(run_question(QUESTION, spec, ctx)), reader, judge, ctx.retriever
 
 
-MODULES = {"self-knowledge": 1, "retrieve": 2, "hop": 3, "multi-hop answer": 4, "refeed": 5}
+MODULES = {"self-knowledge": 1, "retrieve": 2, "hop": 3, "multi-hop answer": 4, "refeed": 5, "memory check": 6}
 
 
 def stages(events):
@@ -150,11 +150,14 @@ def test_each_module_switches_off(spec, expected):
     assert stages(events) == expected
 
 
-def test_self_knowledge_answers_closed_book():
+def test_self_knowledge_answers_closed_book_then_looks_the_answer_up():
     events, reader, *_ = run(None, relevance=FakeRelevance(), knows=lambda q: True)
-    assert stages(events) == [1] and not any(isinstance(e, Retrieved) for e in events)
-    assert events[-1].resolved_by == "self-knowledge"
+    # the gate, then one search for the grounding check (no reader call: the answer stays)
+    assert stages(events) == [1, 6] and len([e for e in events if isinstance(e, Retrieved)]) == 1
+    assert events[-1].resolved_by == "self-knowledge" and events[-1].counts["reader_calls"] == 1
     assert any(isinstance(e, SelfKnowledge) and e.knows for e in events)
+    events, *_ = run("default:memory_check=false", relevance=FakeRelevance(), knows=lambda q: True)
+    assert stages(events) == [1] and not any(isinstance(e, Retrieved) for e in events)
 
 
 def test_refeed_refines_only_when_the_answer_search_brings_new_passages():

@@ -69,6 +69,7 @@ class DefaultPipeline(Strategy):
         ground: bool = True
         honest: bool = True
         memory: bool = True
+        memory_check: bool = True  # an answer from memory is looked up; the documents backing it are cited
         encoder: bool = False
         # the share (%) of the question's words, each weighed by its rarity (coverage), and of its
         # names and numbers (names: then also every name and number the answer states), that the
@@ -112,6 +113,8 @@ class DefaultPipeline(Strategy):
             yield stage
             known = yield from self_knowledge(question, ctx, level=0, parent=stage.step)
             if known is not None:
+                if self.opts.ground and self.opts.memory_check and ctx.retriever is not None:
+                    known = yield from self._look_up_memory(question, known, ctx, numbers)
                 return known
 
         stage = self._stage(ctx, numbers, "retrieve", "Look up passages and let the judge rank them (RA-ISF)",
@@ -141,6 +144,16 @@ class DefaultPipeline(Strategy):
         if final.resolved_by == "refinement":
             final.resolved_by = f"{answer.resolved_by}+refined"
         return final
+
+    def _look_up_memory(self, question: str, known: Result, ctx: RunContext, numbers) -> StrategyRun:
+        """A search with the question, so the grounding check can tell whether the documents back
+        the answer from memory (then it cites them) or not (then it stays labelled from memory).
+        No reader call: the answer is never changed."""
+        stage = self._stage(ctx, numbers, "memory check", "Look the answer from memory up in your documents",
+                            strategy="ra-isf")
+        yield stage
+        passages = yield from ctx.retrieve(question, parent=stage.step)
+        return replace(known, citations=list(passages))
 
     def _first_hop(self, question: str, ctx: RunContext, parent: int):
         judged = self.opts.relevance and ctx.relevance is not None
