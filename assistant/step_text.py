@@ -80,6 +80,13 @@ def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
     return phrase
 
 
+def no_source(answer: Answer) -> str:
+    """The line under an answer that cites nothing though passages were searched: for an answer from
+    memory they were found to check it, not read to write it."""
+    how = "found to check it" if answer.resolved_by.startswith("self-knowledge") else "read"
+    return f"No source: none of the {len(answer.passages_read)} passages {how} holds this answer."
+
+
 def relevance_summary(verdicts: Sequence[Relevance]) -> str:
     """How many passages were kept, and why: the judge's bar, and for a ranked pool the bounds
     on how many the reader reads when more or fewer than that reach the bar."""

@@ -68,3 +68,10 @@ def test_the_labs_lookup_of_recorded_memory_answers_searches_as_the_pipeline_doe
     assert [p.id for p in searched(ctx, QUESTION)] == ["Project_Otter", "Project_Heron"]
     ctx.hidden = lambda passage: passage.id == "Project_Otter"
     assert [p.id for p in searched(ctx, QUESTION)] == ["Project_Heron"] and ctx.retrievals == 2
+
+
+def test_the_answer_block_says_the_passages_were_found_to_check_a_memory_answer():
+    from assistant.cli.render import answer_block
+
+    wrong, _ = ask({"Project_Heron": HERON}, answer="Mira Okafor")
+    assert "none of the 1 passages found to check it holds this answer" in answer_block(wrong)

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from assistant.details import RefeedDecision
 from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
 from assistant.quoting import shown_label
-from assistant.step_text import passage_name, relevance_summary, resolved_phrase, score_vs
+from assistant.step_text import no_source, passage_name, relevance_summary, resolved_phrase, score_vs
 
 MARKER = re.compile(r"(\[\d+\])")
 HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or click) to see it here. "
@@ -241,8 +241,7 @@ class AnswerPanel(VerticalScroll):
         self.answer = answer
         shown = marked(answer.marked_text or answer.text or "(no answer)")
         if not answer.citations and answer.passages_read:
-            shown.append(f"\n\nNo source: none of the {len(answer.passages_read)} passages read holds this "
-                         "answer.", "dim yellow")
+            shown.append(f"\n\n{no_source(answer)}", "dim yellow")
         self.text_widget.update(shown)
         self.query_one("#answer-stats", Static).update(Text(answer_stats(answer), "dim"))
         self._citations = list(answer.citations)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..events import Answer, Event, Relevance, Retrieved
 from ..quoting import shown_label
-from ..step_text import StepNarrator, passage_name, relevance_summary, resolved_phrase, short
+from ..step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
 
 
 class TraceWriter:
@@ -62,7 +62,7 @@ def answer_block(answer: Answer, revised: bool = True) -> str:
             lines.append(f"  - {shown_label(p.citation_label())}: {short(p.text, 80)}")
     elif answer.passages_read:
         lines.append("")
-        lines.append(f"No source: none of the {len(answer.passages_read)} passages read holds this answer.")
+        lines.append(no_source(answer))
     c = answer.counts
     lines.append("")
     lines.append(f"{resolved_phrase(answer.resolved_by, revised)}; {c.get('retrievals', 0)} retrievals, "
