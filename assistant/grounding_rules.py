@@ -39,7 +39,8 @@ def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity |
     bag = set().union(*(t.bag for t in cited)) if cited else set()
     weights = [rarity.weight(w) if rarity else 1.0 for w in asked]
     total = sum(weights)
-    return sum(wt for w, wt in zip(asked, weights) if held(w, bag) or written_otherwise(w, bag)) / total if total else 1.0
+    covered = sum(wt for w, wt in zip(asked, weights) if held(w, bag) or written_otherwise(w, bag))
+    return covered / total if total else 1.0
 
 
 def written_otherwise(word: str, bag: set[str]) -> bool:

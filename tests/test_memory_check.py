@@ -58,7 +58,8 @@ def test_without_the_check_a_memory_answer_is_never_looked_up():
     assert answer.grounding == MEMORY and answer.citations == [] and ctx.retriever.queries == []
     assert make_strategy("default").opts.memory_check is True
     # the check itself: nothing given, nothing checked
-    assert ground("Tomas Lindqvist", QUESTION, [], make_strategy("default").grounding, from_memory=True).grounding == MEMORY
+    rule = make_strategy("default").grounding
+    assert ground("Tomas Lindqvist", QUESTION, [], rule, from_memory=True).grounding == MEMORY
 
 
 def test_the_labs_lookup_of_recorded_memory_answers_searches_as_the_pipeline_does():
