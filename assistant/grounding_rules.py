@@ -12,7 +12,6 @@ from typing import Sequence
 
 from models.judges.word_rarity import WordRarity
 
-from .citations import normalise
 from .grounding_features import Text, content, held, links_any, names, writes_title
 
 SAME_FACT = {"birth": ("born",), "born": ("birth",), "death": ("died", "die"), "died": ("death", "die"),

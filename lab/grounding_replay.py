@@ -30,19 +30,16 @@ from assistant.events import Passage
 from assistant.grounding import ground
 
 
-def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = False,
-           untrained: bool = False, coverage: float | None = None,
-           names: float | None = None, rarity: bool = True,
-           repeats: bool = False, compare: bool = True) -> tuple[list[dict], float]:
-    """(trust records, mean seconds of the check per answer)."""
+def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = False,
+           **changes) -> tuple[list[dict], float]:
+    """(trust records, mean seconds of the check per answer); `changes`: GroundingRule fields that
+    differ from the default strategy's rule (encoder, coverage, names, rarity, repeats, compare)."""
     import json
     import time
 
     from assistant.judge_training.grounding_encoder_train import encoder_trained_on
-    from assistant.strategies import make_strategy
 
-    rule = replace(make_strategy("default").grounding, encoder=encoder)  # the shipped rule, less what is given
-    rule = replace(rule, rarity=rarity, repeats=repeats, compare=compare, **{k: v for k, v in (("coverage", coverage), ("names", names)) if v is not None})
+    rule = replace(shipped_rule(), **changes)
 
     file_key = "/".join(dataset.resolve().parts[-2:])  # as relevance_data names the training files
 
@@ -68,6 +65,20 @@ def replay(results: Path, dataset: Path, drop_support: bool, encoder: bool = Fal
     return records, seconds / max(1, len(records))
 
 
+def shipped_rule():
+    from assistant.strategies import make_strategy
+
+    return make_strategy("default").grounding
+
+
+def rule_changes(args) -> dict:
+    """The rule's fields the command line gives, in this order (a flag only when it is set)."""
+    given = {"encoder": args.encoder or None, "coverage": args.coverage, "names": args.names,
+             "rarity": False if args.no_rarity else None, "repeats": args.repeats or None,
+             "compare": False if args.no_compare else None}
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path)
@@ -88,15 +99,10 @@ def main() -> None:
     parser.add_argument("--no-compare", action="store_true",
                         help="hold a comparison's pages to coverage and links (the compare=false ablation)")
     args = parser.parse_args()
-    name = (args.results.stem + (" (drop-support)" if args.drop_support else "")
-            + (" (encoder=true)" if args.encoder else "")
-            + (f" (coverage={args.coverage:g})" if args.coverage is not None else "")
-            + (f" (names={args.names:g})" if args.names is not None else "")
-            + (" (rarity=false)" if args.no_rarity else "") + (" (repeats=true)" if args.repeats else "")
-            + (" (compare=false)" if args.no_compare else ""))
-    records, seconds = replay(args.results, args.dataset, args.drop_support, args.encoder, args.untrained,
-                              args.coverage, args.names, not args.no_rarity, args.repeats,
-                              not args.no_compare)
+    changes = rule_changes(args)
+    name = args.results.stem + (" (drop-support)" if args.drop_support else "") + "".join(
+        f" ({k}={str(v).lower() if isinstance(v, bool) else f'{v:g}'})" for k, v in changes.items())
+    records, seconds = replay(args.results, args.dataset, args.drop_support, args.untrained, **changes)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

@@ -19,18 +19,15 @@ from pathlib import Path
 from assistant.context import RunContext
 from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import support_hider
+from assistant.judge_training.chain_fit import run_plain
 from assistant.retriever import HybridRetriever
 from models.config import Settings
+from models.errors import AssistantError
 
 
 def searched(ctx: RunContext, question: str) -> list:
-    """The passages of the pipeline's memory-check search (the generator's return value)."""
-    search = ctx.retrieve(question)
-    while True:
-        try:
-            next(search)
-        except StopIteration as done:
-            return done.value
+    """The passages of the pipeline's memory-check search (its events dropped)."""
+    return run_plain(ctx.retrieve(question))
 
 
 def look_up(results: Path, out_dir: Path | None = None) -> tuple[Path, int]:
@@ -63,7 +60,11 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="the folder for the copy (default: beside it)")
     args = parser.parse_args()
-    copy, given = look_up(args.results, args.out)
+    try:
+        copy, given = look_up(args.results, args.out)
+    except (OSError, ValueError, KeyError, AssistantError) as exc:
+        raise SystemExit(f"error: cannot look up {args.results} ({type(exc).__name__}: {exc}); it needs the "
+                         "run's .config.json beside it and that config's corpus index and dataset") from None
     print(f"{given} answers from memory looked up: {copy}")
 
 
