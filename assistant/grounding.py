@@ -176,7 +176,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
     citation. An answer `from_memory` is checked the same against the passages given (a search
     with the question): supported, it cites them, said to come from memory; else it is labelled
-    "from memory" with no citation. `rule.encoder`: True for the shipped encoder, False for the word
+    "from memory" with no citation, as is a pick between what the question names (`offers_choice`). `rule.encoder`: True for the shipped encoder, False for the word
     features alone, or an encoder (anything with `score(first, seconds)`)."""
     given = list(given)
     if from_memory:  # looked up in the documents (the memory_check option): cited where they back it
