@@ -27,8 +27,8 @@ from .citations import NO_ANSWER, Attribution, normalise, sentences
 from .events import Passage
 from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, encoder_columns,
                                  encoder_pair, hop_rows, linked, links_any, names)
-from .grounding_rules import (SentenceSupport, compares_its_pages, names_coverage, needed, offers_choice,
-                              question_coverage, restates_question, rests_on)
+from .grounding_rules import (SentenceSupport, compares_its_pages, names_coverage, needed, question_coverage,
+                              restates_question, rests_on)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
 # at most 2 passages for a claim (a third was a distractor holding the answer's words more often
@@ -176,14 +176,11 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
     citation. An answer `from_memory` is checked the same against the passages given (a search
     with the question): supported, it cites them, said to come from memory; else it is labelled
-    "from memory" with no citation, as is a pick between what the question names (`offers_choice`). `rule.encoder`: True for the shipped encoder, False for the word
+    "from memory" with no citation. `rule.encoder`: True for the shipped encoder, False for the word
     features alone, or an encoder (anything with `score(first, seconds)`)."""
     given = list(given)
     if from_memory:  # looked up in the documents (the memory_check option): cited where they back it
-        # not a pick between what the question names ("A or B?"): both pages are cited whichever is
-        # picked, and the reader read neither (on training questions 4 wrong picks were "backed")
-        picked = offers_choice(Text.of(question), Text.of(answer))
-        checked = ground(answer, question, given, rule, trees=trees) if given and not picked else None
+        checked = ground(answer, question, given, rule, trees=trees) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)

@@ -13,8 +13,6 @@ from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined,
                       Reranked, SearchDecision, Trajectory)
 from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
-from .grounding_features import Text
-from .grounding_rules import offers_choice
 
 RESOLVED = {
     "self-knowledge": "from the reader's own knowledge",
@@ -84,14 +82,9 @@ def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
 
 def no_source(answer: Answer) -> str:
     """The line under an answer that cites nothing though passages were searched: for an answer from
-    memory they were found to check it, not read to write it; a pick from memory between what the
-    question names is not checked at all (grounding.ground: both pages would back either pick)."""
-    n = len(answer.passages_read)
-    if not answer.resolved_by.startswith("self-knowledge"):
-        return f"No source: none of the {n} passages read holds this answer."
-    if offers_choice(Text.of(answer.question), Text.of(answer.text)):
-        return f"No source: a pick between what the question names is not checked against the {n} passages found."
-    return f"No source: none of the {n} passages found to check it holds this answer."
+    memory they were found to check it, not read to write it."""
+    how = "found to check it" if answer.resolved_by.startswith("self-knowledge") else "read"
+    return f"No source: none of the {len(answer.passages_read)} passages {how} holds this answer."
 
 
 def relevance_summary(verdicts: Sequence[Relevance]) -> str:

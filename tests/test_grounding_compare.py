@@ -1,14 +1,13 @@
 """A comparison rests on the pages of what it compares (grounding_rules.rests_on with a choice,
-grounding_rules.compares_its_pages), a choice may list its options with "and", a pick from memory
-is not backed by the compared pages, and a page writes "born" where the question asks "place of
+grounding_rules.compares_its_pages), and a page writes "born" where the question asks "place of
 birth" (grounding_rules.written_otherwise)."""
 from dataclasses import replace
 
 import assistant.grounding_rules as grounding_rules
 from assistant.events import Passage
-from assistant.grounding import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
-from assistant.grounding_rules import (SentenceSupport, compares_its_pages, offers_choice, question_coverage,
-                                       restates_question, rests_on, written_otherwise)
+from assistant.grounding import SUPPORTED, UNSUPPORTED, GroundingRule, ground
+from assistant.grounding_rules import (SentenceSupport, compares_its_pages, offers_choice, question_coverage, rests_on,
+                                       written_otherwise)
 from assistant.grounding_features import Text, names
 from assistant.strategies import make_strategy
 from models.judges.word_rarity import shipped_rarity
@@ -46,39 +45,6 @@ def test_a_choice_is_a_question_with_or():
     assert offers_choice(Text.of(BORN_FIRST))
     assert offers_choice(Text.of("Which magazine is older, Gallery or Dime Magazine?"))
     assert not offers_choice(Text.of("Who leads Project Otter?"))
-
-
-GENUS = "Which genus has more species, Bactris and Epigaea?"
-BACTRIS = Passage("bac", "Bactris is a genus of palms with about 79 species, native to Mexico and South America.",
-                  "Bactris")
-EPIGAEA = Passage("epi", "Epigaea is a genus of flowering plants with three species, known as trailing arbutus.",
-                  "Epigaea")
-
-
-def test_a_choice_may_list_its_options_with_and():
-    # the answer is one of the two things the question lists: a pick, not a restatement
-    assert offers_choice(Text.of(GENUS), Text.of("Bactris")) and offers_choice(Text.of(GENUS), Text.of("Epigaea"))
-    assert not offers_choice(Text.of(GENUS))  # without the answer nothing says it is picked from a list
-    assert not restates_question("Bactris", GENUS)
-    first = "Little Caesars and Pizza Hut were founded within a year of each other. Which was the first?"
-    assert offers_choice(Text.of(first), Text.of("Pizza Hut")) and not restates_question("Pizza Hut", first)
-    # a name the question states beside no "and" is still a restatement
-    assert restates_question("James Burke", "Who produced the series based on the book by historian James Burke?")
-    trees = FixedTrees(claim=[0.9, 0.2], hop=[0.6])
-    picked = ground("Bactris", GENUS, [BACTRIS, EPIGAEA], DEFAULT, trees=trees)
-    assert picked.grounding == SUPPORTED and [p.id for p in picked.cited] == ["bac", "epi"]
-
-
-def test_a_pick_from_memory_is_not_backed_by_the_pages_it_compares():
-    # the reader read neither page and both are cited whichever it picks: it stays "from memory"
-    trees = FixedTrees(claim=[0.9, 0.2], hop=[0.6])
-    recalled = ground("Bactris", GENUS, [BACTRIS, EPIGAEA], DEFAULT, from_memory=True, trees=trees)
-    assert recalled.grounding == MEMORY and recalled.cited == []
-    born = ground("Arthur Conan Doyle", BORN_FIRST, [DOYLE, LIVELY], DEFAULT, from_memory=True,
-                  trees=FixedTrees(claim=[0.9, 0.1], hop=[0.8]))
-    assert born.grounding == MEMORY and born.cited == []
-    read = ground("Bactris", GENUS, [BACTRIS, EPIGAEA], DEFAULT, trees=trees)  # the same pick, read: cited
-    assert read.grounding == SUPPORTED
 
 
 def test_a_full_name_answer_to_a_choice_rests_on_both_pages_the_question_names():

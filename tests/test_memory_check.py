@@ -76,7 +76,3 @@ def test_the_answer_block_says_the_passages_were_found_to_check_a_memory_answer(
 
     wrong, _ = ask({"Project_Heron": HERON}, answer="Mira Okafor")
     assert "none of the 1 passages found to check it holds this answer" in answer_block(wrong)
-    # a pick from memory between what the question names is not checked: the line says so
-    pick = Answer(question="Who leads it, Tomas Lindqvist or Mira Okafor?", text="Mira Okafor",
-                  resolved_by="self-knowledge", passages_read=["Project_Otter", "Project_Heron"], grounding=MEMORY)
-    assert "a pick between what the question names is not checked against the 2 passages found" in answer_block(pick)
