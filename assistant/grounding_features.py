@@ -84,8 +84,13 @@ _NAME = re.compile(rf"(?<![\w'’])(?:{_CAPITAL}[\w'’.-]*|\d[\d,.]*)")
 
 def names(text: str) -> list[str]:
     """The words of a text's names and numbers as written (capitalised words, figures), normalised
-    like `words`: "Who leads Project Otter?" -> ["project", "otter"] (a question word is a stopword)."""
-    return content([w for token in _NAME.findall(text) for w in words(token)])
+    like `words`: "Who leads Project Otter?" -> ["project", "otter"] (a question word is a stopword).
+    A stopword opening the text is capitalised for the sentence, not a name: "Does" stems to "doe",
+    which is no stopword, and "Does Project Otter survey kelp forests?" - "Yes" lacked a name."""
+    found = _NAME.findall(text)
+    if found and found[0].lower() in STOPWORDS and text.lstrip(" \"'“‘(").startswith(found[0]):
+        found = found[1:]
+    return content([w for token in found for w in words(token)])
 
 
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Nat Wolff (actor)": Wikipedia's page-title suffix

@@ -133,6 +133,21 @@ def test_names_coverage_wants_the_questions_names_and_all_the_answers():
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1], texts=[heron, bridge]) == 1.0
 
 
+def test_a_stopword_opening_a_question_is_no_name():
+    """"Does" stems to "doe", no stopword: as a name it was missing from every page, so a right yes
+    about Project Otter's page was labelled "not in your documents"."""
+    from assistant.grounding_features import names
+
+    assert names("Does Project Otter film kelp forests?") == ["project", "otter"]
+    assert names("This American film was directed by whom?") == ["american"]
+    assert names("Doe v. Wade was decided when?") == ["doe", "wade"]  # a name that opens the text stays
+    rule = dict(coverage=0.65, names=0.75)
+    right = check("Does Project Otter film kelp forests?", "Yes", **rule)
+    assert right.grounding == SUPPORTED and [p.id for p in right.cited] == ["otter"]
+    for other in ("Falcon", "Heron"):  # no page of that project says so
+        assert check(f"Does Project {other} film kelp forests?", "Yes", **rule).grounding == UNSUPPORTED
+
+
 def test_a_claim_mixing_two_pages_is_not_presented_as_supported_with_the_names_rule():
     """SmolLM2's answer in the new user's trial: Otter's question, Heron's leader; every word of
     the claim but "Otter" is on Heron's page, so the claim trees alone find it supported."""
