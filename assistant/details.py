@@ -46,7 +46,7 @@ class PipelineStage(Detail):
 
     kind: ClassVar[str] = "pipeline.stage"
     stage: int = 0  # numbered in the order shown
-    module: str = ""  # self-knowledge | retrieve | hop | multi-hop answer | refeed
+    module: str = ""  # self-knowledge | retrieve | hop | multi-hop answer | refeed | yes/no
     strategy: str = ""  # the method it comes from
     why: str = ""  # the hop: why it runs
     draft: str = ""  # refeed: the answer being checked
@@ -178,3 +178,16 @@ class ChainSelected(Detail):
     hops: list[ChainHop] = field(default_factory=list)
     searches: int = 0  # hop searches made (no reader call)
     NESTED: ClassVar[dict[str, type]] = {"hops": ChainHop}
+
+
+@register_detail
+@dataclass
+class YesNoCheck(Detail):
+    """The default pipeline's yes/no answer decided again against the reader's lean to yes
+    (assistant/yes_no.py)."""
+
+    kind: ClassVar[str] = "yes_no.check"
+    answer: str = ""  # what the reader wrote: Yes or No
+    log_odds: float = 0.0  # log P(yes) - log P(no) given the question and the passages read
+    lean: float = 0.0  # the reader's measured lean (the catalog's yes_lean)
+    decided: str = ""  # Yes when log_odds > lean, else No

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..details import RefeedDecision
+from ..details import RefeedDecision, YesNoCheck
 from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -77,6 +77,8 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         # ReFeed's choice with both candidates' probabilities and judge support: other keep rules
         # can be scored from the same run
         "refeed": next((e.data for e in reversed(events) if isinstance(e, RefeedDecision) and e.depth == 0), None),
+        # the yes/no answer as the reader wrote it, its log-odds and the lean: other leans can be scored
+        "yes_no": next((e.data for e in reversed(events) if isinstance(e, YesNoCheck) and e.depth == 0), None),
     }
 
 

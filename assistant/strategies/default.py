@@ -17,7 +17,9 @@ then ReFeed's check of the answer against a fresh search.
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
    passages the answer did not read, the reader refines, and the likelier answer is kept;
-6. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
+6. yes/no (assistant/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
+   yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean);
+7. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
    the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
    supports is labelled "not in your documents"; a memory answer is labelled as such
    (memory=false: no memory answers at all).
@@ -42,6 +44,7 @@ from ..grounding import GroundingRule
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
+from ..yes_no import bare_yes_no, reader_lean, weigh_yes_no
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .ra_isf import self_knowledge
@@ -81,6 +84,9 @@ class DefaultPipeline(Strategy):
         repeats: bool = False  # true: also cite a page that adds no word of the question or answer
         compare: bool = True  # false: the pages a comparison names are held to coverage and links too
         names: Annotated[int, Range(0, 100)] = 75
+        # a bare yes/no answer decided again by the reader's odds of yes over no against its
+        # measured lean to yes (assistant/yes_no.py; readers with no measured lean: no change)
+        yes_no: bool = True
 
     name = "default"
 
@@ -107,6 +113,14 @@ class DefaultPipeline(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
+        answer = yield from self._answer(question, ctx, numbers)
+        if self.opts.yes_no and bare_yes_no(answer.text) and reader_lean(ctx.reader) is not None:
+            stage = self._stage(ctx, numbers, "yes/no", "Weigh a yes/no answer against the reader's lean to yes")
+            yield stage
+            answer = yield from weigh_yes_no(question, answer, ctx, parent=stage.step)
+        return answer
+
+    def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
         if self.opts.self_knowledge and self.opts.memory:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")

@@ -29,6 +29,9 @@ class CatalogEntry:
     next: str = ""  # the command that makes a pulled judge base usable ({folder}: where it went)
     good_for: str = ""  # what to use it for, in a few words
     sha256: str = ""  # the reader file's hash: a file added by hand with this hash is this entry
+    # the log-odds by which this reader leans to "yes" on a yes/no question, measured on training
+    # questions (assistant/yes_no.py); 0: not measured, its yes/no answers stand as written
+    yes_lean: float = 0.0
 
     @property
     def is_reader(self) -> bool:
@@ -50,6 +53,14 @@ def load_catalog(path: Path = CATALOG_FILE) -> list[CatalogEntry]:
 def find_entry(name: str, catalog: list[CatalogEntry] | None = None) -> CatalogEntry | None:
     wanted = name.strip().lower()
     return next((e for e in (catalog or load_catalog()) if e.name == wanted), None)
+
+
+def yes_lean_of(reader_file: str | Path, catalog: list[CatalogEntry] | None = None) -> float | None:
+    """The measured yes-lean of the catalog reader with this file name (a rename, or a reader not
+    in the catalog, has none: None)."""
+    name = Path(reader_file).name.lower()
+    entry = next((e for e in (catalog or load_catalog()) if e.is_reader and e.files[0].lower() == name), None)
+    return entry.yes_lean if entry is not None and entry.yes_lean > 0 else None
 
 
 def unknown_name_message(name: str, catalog: list[CatalogEntry] | None = None) -> str:

@@ -1,0 +1,78 @@
+"""A yes/no answer weighed against the reader's lean to "yes".
+
+Small readers answer "Yes" to nearly every yes/no question: Qwen2.5-Coder-1.5B wrote "Yes" to 33
+of 40 HotpotQA training questions whose golds are half "no", and never "No". Its own odds still rank
+the questions well: the log-odds of "yes" over "no", read off the reader's first token given the
+question and the passages the answer read, sit higher for the "yes" golds (0.87 of the pairs), only
+all shifted up. So a yes/no answer is decided again by those odds against the reader's lean, a
+constant measured per reader on training questions (the catalog's `yes_lean`; EVALUATION.md,
+"Yes/no answers weighed against the reader's lean to yes"). A reader with no measured lean keeps
+its answers as written. Only a bare "yes" or "no" is weighed; an "unknown" stays unknown.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from models.errors import BudgetExceeded
+
+from . import prompts
+from .answering import StrategyRun
+from .context import Result, RunContext
+from .details import YesNoCheck
+from .events import Note
+from .prompt_fit import fit_passages
+
+_BARE = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.I)
+YES_FORMS, NO_FORMS = ("Yes", "yes"), ("No", "no")
+
+
+def bare_yes_no(text: str) -> str | None:
+    """"Yes" or "No" for an answer that is only that word; else None."""
+    match = _BARE.match(text or "")
+    return match.group(1).capitalize() if match else None
+
+
+def reader_lean(reader) -> float | None:
+    """The catalog's measured yes-lean for the reader's file; None for a reader without one."""
+    path = getattr(reader, "path", None)
+    if path is None:
+        return None
+    from models.downloads.catalog import yes_lean_of
+
+    return yes_lean_of(path)
+
+
+def log_odds_yes(reader, messages: list[dict]) -> float:
+    """log P(yes) - log P(no) for the reader's reply to `messages`, each word in either case."""
+    scored = reader.score_options(messages, [*YES_FORMS, *NO_FORMS])
+    probs = [math.exp(s.logprob) for s in scored]
+    yes, no = sum(probs[:len(YES_FORMS)]), sum(probs[len(YES_FORMS):])
+    return math.log(max(yes, 1e-300)) - math.log(max(no, 1e-300))
+
+
+def weigh_yes_no(question: str, answer: Result, ctx: RunContext, parent: int | None = None) -> StrategyRun:
+    """The answer, its yes or no decided again against the reader's lean (the answer as it was when
+    it is no bare yes/no, read no passage, or the reader has no measured lean)."""
+    said = bare_yes_no(answer.text)
+    lean = reader_lean(ctx.reader) if said else None
+    if lean is None or not answer.citations:
+        return answer
+    try:
+        ctx.check_budget()
+        fit = fit_passages(ctx.reader, lambda ps: prompts.from_passages(question, ps), answer.citations,
+                           ctx.settings.max_answer_tokens)
+        odds = log_odds_yes(ctx.reader, fit.messages)
+    except BudgetExceeded as exc:
+        yield Note(step=ctx.step(), parent=parent, message=f"{exc}; keeping the answer")
+        return answer
+    decided = "Yes" if odds > lean else "No"
+    outcome = f"Kept “{said}”" if decided == said else f"“{said}” became “{decided}”"
+    summary = (f"{outcome}: the reader's log-odds of yes over no, {odds:.2f}, are "
+               f"{'above' if odds > lean else 'not above'} its lean to yes ({lean:g})")
+    yield YesNoCheck(step=ctx.step(), parent=parent, summary=summary, answer=said, log_odds=round(odds, 3),
+                     lean=lean, decided=decided)
+    if decided == said:
+        return answer
+    return replace(answer, text=decided, resolved_by=f"{answer.resolved_by}+yes/no")
