@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import replace
 
-from models.errors import BudgetExceeded
+from models.errors import BudgetExceeded, ModelError
 
 from . import prompts
 from .answering import StrategyRun
@@ -35,13 +35,17 @@ def bare_yes_no(text: str) -> str | None:
 
 
 def reader_lean(reader) -> float | None:
-    """The catalog's measured yes-lean for the reader's file; None for a reader without one."""
+    """The catalog's measured yes-lean for the reader's file; None for a reader without one (or
+    when the catalog cannot be read: the answer then stands as written)."""
     path = getattr(reader, "path", None)
     if path is None:
         return None
     from models.downloads.catalog import yes_lean_of
 
-    return yes_lean_of(path)
+    try:
+        return yes_lean_of(path)
+    except ModelError:
+        return None
 
 
 def log_odds_yes(reader, messages: list[dict]) -> float:
@@ -52,13 +56,15 @@ def log_odds_yes(reader, messages: list[dict]) -> float:
     return math.log(max(yes, 1e-300)) - math.log(max(no, 1e-300))
 
 
-def weigh_yes_no(question: str, answer: Result, ctx: RunContext, parent: int | None = None) -> StrategyRun:
-    """The answer, its yes or no decided again against the reader's lean (the answer as it was when
-    it is no bare yes/no, read no passage, or the reader has no measured lean)."""
+def lean_to_weigh(answer: Result, reader) -> float | None:
+    """The reader's lean when the answer is to be weighed: a bare yes/no read off passages."""
+    return reader_lean(reader) if bare_yes_no(answer.text) and answer.citations else None
+
+
+def weigh_yes_no(question: str, answer: Result, ctx: RunContext, lean: float,
+                 parent: int | None = None) -> StrategyRun:
+    """The answer (a bare yes/no, `lean_to_weigh`), its yes or no decided again against `lean`."""
     said = bare_yes_no(answer.text)
-    lean = reader_lean(ctx.reader) if said else None
-    if lean is None or not answer.citations:
-        return answer
     try:
         ctx.check_budget()
         fit = fit_passages(ctx.reader, lambda ps: prompts.from_passages(question, ps), answer.citations,

@@ -122,3 +122,15 @@ def test_the_lab_measure_reads_recorded_checks_without_a_reader(tmp_path, capsys
     assert "as written: 1 right" in printed and "lean 0: 1 right" in printed
     assert "lean 3.4: 2 right" in printed and "lean 3.8: 3 right" in printed
     assert auc([(4.0, True), (1.0, False), (3.6, False)]) == 1.0 and auc([(1.0, True)]) is None
+
+
+def test_a_damaged_catalog_leaves_the_answer_as_written(monkeypatch):
+    from models.errors import ModelError
+    import models.downloads.catalog as catalog
+
+    def damaged(*args, **kwargs):
+        raise ModelError("the model catalog is damaged")
+
+    monkeypatch.setattr(catalog, "load_catalog", damaged)
+    _, answer = ask(odds_reader("Yes", 0.6, 0.3))
+    assert answer.text == "Yes"

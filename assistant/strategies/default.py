@@ -44,7 +44,7 @@ from ..grounding import GroundingRule
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
-from ..yes_no import bare_yes_no, reader_lean, weigh_yes_no
+from ..yes_no import lean_to_weigh, weigh_yes_no
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .ra_isf import self_knowledge
@@ -114,10 +114,11 @@ class DefaultPipeline(Strategy):
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
         answer = yield from self._answer(question, ctx, numbers)
-        if self.opts.yes_no and bare_yes_no(answer.text) and reader_lean(ctx.reader) is not None:
+        lean = lean_to_weigh(answer, ctx.reader) if self.opts.yes_no else None
+        if lean is not None:
             stage = self._stage(ctx, numbers, "yes/no", "Weigh a yes/no answer against the reader's lean to yes")
             yield stage
-            answer = yield from weigh_yes_no(question, answer, ctx, parent=stage.step)
+            answer = yield from weigh_yes_no(question, answer, ctx, lean, parent=stage.step)
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
