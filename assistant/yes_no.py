@@ -56,6 +56,13 @@ def log_odds_yes(reader, messages: list[dict]) -> float:
     return math.log(max(yes, 1e-300)) - math.log(max(no, 1e-300))
 
 
+def passages_log_odds(reader, question: str, passages, answer_tokens: int) -> float:
+    """`log_odds_yes` on the answer prompt over `passages`, fitted to the reader's context as the
+    answer's own prompt was (what the catalog's leans were measured on: lab/yes_no_lean.py)."""
+    fit = fit_passages(reader, lambda ps: prompts.from_passages(question, ps), passages, answer_tokens)
+    return log_odds_yes(reader, fit.messages)
+
+
 def lean_to_weigh(answer: Result, reader) -> float | None:
     """The reader's lean when the answer is to be weighed: a bare yes/no read off passages."""
     return reader_lean(reader) if bare_yes_no(answer.text) and answer.citations else None
@@ -67,9 +74,7 @@ def weigh_yes_no(question: str, answer: Result, ctx: RunContext, lean: float,
     said = bare_yes_no(answer.text)
     try:
         ctx.check_budget()
-        fit = fit_passages(ctx.reader, lambda ps: prompts.from_passages(question, ps), answer.citations,
-                           ctx.settings.max_answer_tokens)
-        odds = log_odds_yes(ctx.reader, fit.messages)
+        odds = passages_log_odds(ctx.reader, question, answer.citations, ctx.settings.max_answer_tokens)
     except BudgetExceeded as exc:
         yield Note(step=ctx.step(), parent=parent, message=f"{exc}; keeping the answer")
         return answer

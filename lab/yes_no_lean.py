@@ -3,7 +3,7 @@ of its bare yes/no answers each lean would get right (needs the reader; training
 
 For each record whose gold is yes or no: the log-odds are those of the record's own check where the
 run made one (`yes_no` in the record: exact), else scored now, with the product's code
-(`assistant.yes_no.log_odds_yes`) on the answer prompt over the passages the answer read (`read`).
+(`assistant.yes_no.passages_log_odds`) on the answer prompt over the passages the answer read (`read`).
 The answer the reader wrote is the record's `yes_no.answer` where the check turned it, else its
 prediction; only bare yes/no answers are weighed, as in the product.
 
@@ -16,10 +16,9 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant import prompts
 from assistant.events import Passage
-from assistant.prompt_fit import fit_passages
-from assistant.yes_no import bare_yes_no, log_odds_yes
+from assistant.yes_no import bare_yes_no, passages_log_odds
+from models.errors import ModelError
 
 
 def yes_no_rows(path: Path) -> list[dict]:
@@ -42,8 +41,7 @@ def margin(reader, record: dict, max_answer_tokens: int = 96) -> float:
     if record.get("yes_no"):
         return float(record["yes_no"]["log_odds"])
     passages = [Passage(id=p["id"], text=p["text"], title=p["title"]) for p in record.get("read") or []]
-    fit = fit_passages(reader, lambda ps: prompts.from_passages(record["question"], ps), passages, max_answer_tokens)
-    return log_odds_yes(reader, fit.messages)
+    return passages_log_odds(reader, record["question"], passages, max_answer_tokens)
 
 
 def auc(scored: list[tuple[float, bool]]) -> float | None:
@@ -62,15 +60,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--leans", default="0,2.5,3,3.25,3.4,3.5,4")
     parser.add_argument("--out", type=Path, help="write each question's log-odds here (JSON)")
     args = parser.parse_args(argv)
+    try:
+        leans = [float(x) for x in args.leans.split(",")]
+    except ValueError:
+        parser.error(f"--leans wants numbers separated by commas, not {args.leans!r}")
+    for path in args.results:
+        try:
+            yes_no_rows(path)
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            parser.error(f"{path} is no readable results file of `assistant eval` ({type(exc).__name__}: {exc})")
     from models.reader.llama_reader import Reader
 
     reader = None
-    leans = [float(x) for x in args.leans.split(",")]
     kept = []
     for path in args.results:
         rows = yes_no_rows(path)
         if reader is None and any(not r.get("yes_no") for r in rows):
-            reader = Reader(args.reader, n_threads=2)
+            try:
+                reader = Reader(args.reader, n_threads=2)
+            except ModelError as exc:
+                parser.error(str(exc))
         scored = [(margin(reader, r), r["gold"][0].lower() == "yes", bare_yes_no(written_answer(r))) for r in rows]
         kept += [{"file": path.name, "id": r["id"], "gold": r["gold"][0].lower(), "written": w, "log_odds": round(m, 3)}
                  for r, (m, _, w) in zip(rows, scored)]

@@ -134,3 +134,15 @@ def test_a_damaged_catalog_leaves_the_answer_as_written(monkeypatch):
     monkeypatch.setattr(catalog, "load_catalog", damaged)
     _, answer = ask(odds_reader("Yes", 0.6, 0.3))
     assert answer.text == "Yes"
+
+
+def test_the_lab_measure_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    from lab.yes_no_lean import main
+
+    missing = str(tmp_path / "missing.jsonl")
+    for argv, said in (([missing, "--reader", "r.gguf"], "missing.jsonl is no readable results file"),
+                       ([missing, "--reader", "r.gguf", "--leans", "a,b"], "--leans wants numbers separated by commas")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert stop.value.code == 2 and said in last and "Traceback" not in last
