@@ -94,7 +94,20 @@ def names(text: str) -> list[str]:
 
 
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Nat Wolff (actor)": Wikipedia's page-title suffix
+# "Stanley Park, Blackpool": Wikipedia's place qualifier, a comma and up to three capitalised words
+PLACE = re.compile(rf",\s+{_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'’.-]*){{0,2}}\s*$")
 _PHRASE = re.compile(rf"(?<![\w'’]){_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'’.-]*)+")
+
+
+def written_name(title: str) -> str:
+    """A page's title as other pages write it, normalised: every word, without Wikipedia's "(film)"
+    or ", Blackpool" after it. The Salisbury Woodland Gardens page writes "Stanley Park", not "Stanley
+    Park, Blackpool", so the two were not linked (gold answers of HotpotQA training questions: support
+    cited for 82.7% of them, from 81.9; no drop-support replay moved). A title that only qualifies
+    with a year or a lower-case word ("United States presidential election, 2016") stays whole."""
+    if DISAMBIGUATION.search(title):
+        return " ".join(words(DISAMBIGUATION.sub("", title)))
+    return " ".join(words(PLACE.sub("", title)))
 
 
 def name_phrases(text: str) -> frozenset[str]:
@@ -119,7 +132,7 @@ class Text:
     tokens: list[str]
     title: list[str] = field(default_factory=list)
     phrases: frozenset[str] = frozenset()  # its names of two words or more ("paul brun")
-    name: str = ""  # its title as other passages write it: every word, no "(film)" after it
+    name: str = ""  # its title as other passages write it (`written_name`)
     bag: set[str] = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -128,7 +141,7 @@ class Text:
     @classmethod
     def of(cls, text: str, title: str = "") -> "Text":
         return cls(words(f"{title} {text}"), content(words(title)), name_phrases(f"{title}. {text}"),
-                   " ".join(words(DISAMBIGUATION.sub("", title))))
+                   written_name(title))
 
     def joined(self) -> str:
         return f" {' '.join(self.tokens)} "

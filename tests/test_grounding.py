@@ -299,6 +299,20 @@ def test_a_title_links_pages_as_other_pages_write_it():
     assert not linked(film, isles)
 
 
+def test_a_title_with_a_place_after_a_comma_links_as_written():
+    """"Stanley Park, Blackpool" is written "Stanley Park" on the page naming it; a year or a
+    lower-case word after the comma is part of the title ("United States presidential election, 2016")."""
+    from assistant.grounding_features import Text, linked, written_name
+
+    park = Text.of("Stanley Park was designed by Thomas Mawson.", "Stanley Park, Blackpool")
+    gardens = Text.of("Salisbury Woodland Gardens link Blackpool Zoo with Stanley Park.", "Salisbury Woodland Gardens")
+    other = Text.of("The park was opened in 1926 near the zoo.", "Blackpool Zoo")
+    assert linked(gardens, park) and not linked(other, park)
+    assert written_name("Casino, New South Wales") == "casino"
+    assert written_name("United States presidential election, 2016").endswith("2016")
+    assert written_name("Nat Wolff (actor)") == "nat wolff"
+
+
 COMPOSER = Passage("composer", "Nat Wolff is an American actor and composer. He wrote the songs of the Nickelodeon "
                    "series The Naked Brothers Band and starred in The Fault in Our Stars and Paper Towns.", "Nat Wolff")
 FILM = Passage("film", "The Fault in Our Stars is a 2014 American romantic drama film directed by Josh Boone.",
