@@ -69,6 +69,31 @@ def test_the_check_cites_both_compared_pages_and_its_ablation_does_not():
     assert DEFAULT.compare is True and GroundingRule().compare is True
 
 
+CAME_FIRST = "Which came out first, Dinosaur or McFarland, USA?"
+DINOSAUR = Passage("dino", "Dinosaur is a 2000 American computer-animated film produced by Walt Disney Feature "
+                   "Animation.", "Dinosaur (film)")
+MCFARLAND = Passage("mcf", "McFarland, USA is a 2015 American sports drama film directed by Niki Caro.",
+                    "McFarland, USA")
+RAPTOR = Passage("rap", "Dinosaur Jr. is an American rock band formed in Amherst, Massachusetts, in 1984.", "Dinosaur Jr.")
+
+
+def test_a_pick_the_trees_doubt_rests_on_the_pages_of_the_options():
+    """An option's own page holds little of the question's frame ("came out first"), so the claim
+    trees doubt it; the answer naming one option rests on its page and the other option's."""
+    trees = FixedTrees(claim=[0.05, 0.4, 0.02])
+    picked = ground("Dinosaur", CAME_FIRST, [RAPTOR, MCFARLAND, DINOSAUR], DEFAULT, trees=trees)
+    assert picked.grounding == SUPPORTED and {p.id for p in picked.cited} == {"dino", "mcf"}
+    other = ground("McFarland, USA", CAME_FIRST, [RAPTOR, MCFARLAND, DINOSAUR], DEFAULT, trees=trees)
+    assert other.grounding == SUPPORTED and {p.id for p in other.cited} == {"dino", "mcf"}
+    # its ablation, an answer naming neither option, and the option's own page missing: nothing rests
+    assert ground("Dinosaur", CAME_FIRST, [RAPTOR, MCFARLAND, DINOSAUR], replace(DEFAULT, compare=False),
+                  trees=trees).grounding == UNSUPPORTED
+    assert ground("Toy Story", CAME_FIRST, [RAPTOR, MCFARLAND, DINOSAUR], DEFAULT, trees=trees).grounding == UNSUPPORTED
+    assert ground("Dinosaur", CAME_FIRST, [RAPTOR, MCFARLAND], DEFAULT, trees=trees).grounding == UNSUPPORTED
+    plain = "Which film about a Dinosaur came out in 2000?"
+    assert ground("Dinosaur", plain, [RAPTOR, MCFARLAND, DINOSAUR], DEFAULT, trees=trees).grounding == UNSUPPORTED
+
+
 IN_COMMON = "What profession does Matt Thiessen and George Thorogood have in common?"
 THIESSEN = Passage("mt", "Matthew Arnold Thiessen is a Canadian-born American musician, the lead singer of the band "
                    "Relient K.", "Matt Thiessen")
