@@ -191,3 +191,19 @@ class YesNoCheck(Detail):
     log_odds: float = 0.0  # log P(yes) - log P(no) given the question and the passages read
     lean: float = 0.0  # the reader's measured lean (the catalog's yes_lean)
     decided: str = ""  # Yes when log_odds > lean, else No
+
+
+@register_detail
+@dataclass
+class DatedChoice(Detail):
+    """The default pipeline's pick between two options decided by the dates their pages give
+    (assistant/dated_choice.py)."""
+
+    kind: ClassVar[str] = "dates.choice"
+    options: list[str] = field(default_factory=list)  # the two, in the question's order
+    answer: str = ""  # the option the reader wrote
+    decided: str = ""  # the option with the earlier (or later) date
+    pages: list[str] = field(default_factory=list)  # the titles of the pages that gave the dates
+    dates: list[str] = field(default_factory=list)  # as the pages write them
+    event: str = ""  # start (a birth, a release, a founding) or death
+    earlier: bool = True  # the question asks for the earlier date

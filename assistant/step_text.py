@@ -72,7 +72,8 @@ def score_vs(score: float | None, threshold: float | None) -> str:
 def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
     """How the answer came about, in words; `revised` False when a check left the text as it was."""
     weighed = resolved_by.endswith("+yes/no")  # assistant/yes_no.py turned the reader's yes or no
-    first, plus, rest = resolved_by.removesuffix("+yes/no").partition("+")
+    dated = resolved_by.endswith("+dates")  # assistant/dated_choice.py turned the reader's pick
+    first, plus, rest = resolved_by.removesuffix("+yes/no").removesuffix("+dates").partition("+")
     if first.startswith("rq-rag "):
         return f"from the best of the refined-query paths (chosen by {first.removeprefix('rq-rag ')})"
     phrase = RESOLVED.get(first, first.replace("-", " ") or "-")
@@ -80,6 +81,8 @@ def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
         phrase += ", then revised against a second look-up" if revised else ", then checked against a second look-up"
     if weighed:
         phrase += ", its yes/no turned by the reader's odds against its lean to yes"
+    if dated:
+        phrase += ", its pick turned by the dates the two pages give"
     return phrase
 
 

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..details import RefeedDecision, YesNoCheck
+from ..details import DatedChoice, RefeedDecision, YesNoCheck
 from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -79,6 +79,8 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "refeed": next((e.data for e in reversed(events) if isinstance(e, RefeedDecision) and e.depth == 0), None),
         # the yes/no answer as the reader wrote it, its log-odds and the lean: other leans can be scored
         "yes_no": next((e.data for e in reversed(events) if isinstance(e, YesNoCheck) and e.depth == 0), None),
+        # the pick as the reader wrote it and the dates that decided it (assistant/dated_choice.py)
+        "dates": next((e.data for e in reversed(events) if isinstance(e, DatedChoice) and e.depth == 0), None),
     }
 
 

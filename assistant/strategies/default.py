@@ -18,7 +18,9 @@ then ReFeed's check of the answer against a fresh search.
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
    passages the answer did not read, the reader refines, and the likelier answer is kept;
 6. yes/no (assistant/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
-   yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean);
+   yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean); and a
+   pick between two options by the dates their pages give, when the question asks which came first
+   or last ("Who was born first, A or B?", assistant/dated_choice.py);
 7. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
    the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
    supports is labelled "not in your documents"; a memory answer is labelled as such
@@ -44,6 +46,7 @@ from ..grounding import GroundingRule
 from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
+from ..dated_choice import to_decide, weigh_dates
 from ..yes_no import lean_to_weigh, weigh_yes_no
 from .base import Strategy
 from .options import Range, StrategyOptions
@@ -87,6 +90,9 @@ class DefaultPipeline(Strategy):
         # a bare yes/no answer decided again by the reader's odds of yes over no against its
         # measured lean to yes (assistant/yes_no.py; readers with no measured lean: no change)
         yes_no: bool = True
+        # a pick between two options decided by the dates their pages give, when the question asks
+        # which came first or last (assistant/dated_choice.py)
+        dates: bool = True
 
     name = "default"
 
@@ -119,6 +125,11 @@ class DefaultPipeline(Strategy):
             stage = self._stage(ctx, numbers, "yes/no", "Weigh a yes/no answer against the reader's lean to yes")
             yield stage
             answer = yield from weigh_yes_no(question, answer, ctx, lean, parent=stage.step)
+        dated = to_decide(question, answer.text, answer.citations) if self.opts.dates else None
+        if dated is not None:
+            stage = self._stage(ctx, numbers, "dates", "Compare the dates the two options' pages give")
+            yield stage
+            answer = yield from weigh_dates(answer, *dated, ctx, parent=stage.step)
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:

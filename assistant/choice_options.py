@@ -1,0 +1,72 @@
+"""The two options a choice question names ("Who was born first, Erika Jayne or Marco Da Silva?"),
+and which of them an answer names."""
+from __future__ import annotations
+
+import re
+
+from .answer_norm import normalize
+
+_LEAD = re.compile(r"^(?:the|a|an)\s+", re.I)
+_JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von", "van", "der", "la", "le", "&"}
+
+
+def options_of(question: str) -> tuple[str, str] | None:
+    """The two things a question offers to choose between, as it writes them ("Erika Jayne",
+    "Marco Da Silva"); None when it offers no choice of two names."""
+    text = question.strip().rstrip("?").strip()
+    if text.lower().count(" or ") != 1:
+        return None
+    head, tail = re.split(r"\s+or\s+", text, maxsplit=1, flags=re.I)
+    # the second ends where the question goes on ("Which person, A or B, held more roles?"); a colon
+    # inside it is a title's ("A Nightmare on Elm Street 4: The Dream Master")
+    second = _name_from_start(re.split(r",\s+(?=[a-z])|[;?]", tail)[0].strip())
+    first = _name_at_end(head)
+    if not first or not second or normalize(first) == normalize(second):
+        return None
+    return first, second
+
+
+def picked(answer: str, options: tuple[str, str]) -> int | None:
+    """Which option (0 or 1) the answer names, by its normalised words; None for neither or both."""
+    said = normalize(answer)
+    if not said:
+        return None
+    hits = [i for i, option in enumerate(options)
+            if (o := normalize(option)) and (said == o or f" {said} " in f" {o} " or f" {o} " in f" {said} ")]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _capitalised(word: str) -> bool:
+    """A word opening with a capital of any script or a figure ("Łódź", "1917"), after any quote."""
+    first = next((ch for ch in word if ch.isalnum()), "")
+    return first.isupper() or first.isdigit()
+
+
+def _name_from_start(text: str) -> str:
+    """The name opening `text`, after any lower-case words ("the birth of Robert Young")."""
+    words = text.split()
+    while words and not _capitalised(words[0]):
+        words.pop(0)
+    return " ".join(words).strip("\"'“”")
+
+
+def _name_at_end(text: str) -> str:
+    """The name closing `text`: after its last comma (or colon) when what follows is a name ("Who
+    was born first, Erika Jayne"), else its closing run of capitalised words and joiners ("Which
+    band was formed first The Exies")."""
+    parts = re.split(r"[,;]\s|--", text)
+    if len(parts) == 1:  # "the pen name Walter Ericson: Laura Esquivel"; after a comma a colon is a title's
+        parts = re.split(r":\s", text)
+    if len(parts) > 1:
+        after = _LEAD.sub("", parts[-1].strip())
+        if after and _capitalised(after):
+            return after.strip("\"'“”")
+    run: list[str] = []
+    for word in reversed(text.split()):
+        if _capitalised(word) or (run and word.lower() in _JOINERS):
+            run.insert(0, word)
+        else:
+            break
+    while run and run[0] in _JOINERS:  # "the" (not "The": "The Exies")
+        run.pop(0)
+    return " ".join(run).strip("\"'“”")
