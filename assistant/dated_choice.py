@@ -90,11 +90,10 @@ def frame_of(question: str) -> DateFrame | None:
         # "Which film is newer?": no verb to look for (a film's page writes its cast's "born")
         return DateFrame("death" if re.search(r"\bdied\b", q) else "start", age in ("older", "oldest"),
                          "born" if re.search(r"\bborn\b", q) else "")
+    # "the first X" names a thing, it asks no comparison ("Who was the first Russian composer to ...")
     when = [w for w in (*EARLIER_WORDS, *LATER_WORDS) if re.search(rf"(?<!the )\b{w}\b", q)]
     verb = next((v for v in EVENT_VERBS if re.search(rf"\b{v}\b", q)), None)
     if not when or verb is None:
-        return None
-    if any(re.search(rf"\bthe {w}\b", q) for w in when):
         return None
     earlier = when[0] in EARLIER_WORDS
     event = "death" if verb == "died" else "start"
