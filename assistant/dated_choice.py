@@ -159,18 +159,25 @@ def _after_verb(text: str, verb: str) -> Dated | None:
     return None
 
 
-def option_pages(option: str, passages: Sequence[Passage]) -> list[Passage]:
+def option_pages(option: str, passages: Sequence[Passage], question: str = "") -> list[Passage]:
     """The passages of an option's page among those read, best-ranked first: those whose title is
-    written as the option is ("Dinosaur (film)" for "Dinosaur", "McFarland, USA" as it is); of two
-    pages of that name ("Battle of Manila (1574)", "(1945)"), the best-ranked one's."""
+    written as the option is ("Dinosaur (film)" for "Dinosaur", "McFarland, USA" as it is). Of pages
+    of one name ("Old Dogs", the band, and "Old Dogs (film)"), the one whose "(film)" the question
+    names ("Which film ..."), else the best-ranked one (which may be a namesake: "Battle of Manila
+    (1574)" for the battle of 1945; the trace names it)."""
     said = " ".join(words(re.sub(r"^(?:the|a|an)\s+", "", option, flags=re.I)))
-    found = []
+    found: dict[str, list[Passage]] = {}
     for p in passages:
         title = p.title or ""
         bare = re.sub(r"^(?:the|a|an)\s+", "", DISAMBIGUATION.sub("", title), flags=re.I)
         if said and said in (written_name(title), " ".join(words(bare)), " ".join(words(title))):
-            found.append(p)
-    return [p for p in found if p.title == found[0].title]
+            found.setdefault(title, []).append(p)
+    if len(found) <= 1:
+        return next(iter(found.values()), [])
+    asked = set(words(question))
+    named = [title for title in found if (kind := DISAMBIGUATION.search(title))
+             and set(words(kind.group(0))) & asked]
+    return found[named[0] if len(named) == 1 else next(iter(found))]
 
 
 def earlier_of(a: Dated, b: Dated) -> int | None:
@@ -189,7 +196,7 @@ def decide(question: str, passages: Sequence[Passage]) -> DatedVerdict | None:
     options = options_of(question) if frame else None
     if options is None:
         return None
-    pages = [option_pages(o, passages) for o in options]
+    pages = [option_pages(o, passages, question) for o in options]
     if not pages[0] or not pages[1] or pages[0][0].title == pages[1][0].title:
         return None
     dates = [page_date(p, frame) for p in pages]

@@ -108,6 +108,12 @@ def test_an_options_page_is_the_best_ranked_of_its_name():
     manila_1945 = Passage("m2", "The Battle of Manila of 1945 was fought in the Philippines.", "Battle of Manila (1945)")
     other = Passage("x", "Manila is the capital of the Philippines.", "Manila")
     assert [p.id for p in option_pages("the Battle of Manila", [other, manila_1574, manila_1945])] == ["m1"]
+    # of a band and a film of one name, the film's page when the question asks about a film
+    band = Passage("ob", "Old Dogs was an American country supergroup. Signed in 1998 to Atlantic Records.", "Old Dogs")
+    film = Passage("of", "Old Dogs is a 2009 American comedy film. It was released on November 25, 2009.",
+                   "Old Dogs (film)")
+    assert [p.id for p in option_pages("Old Dogs", [band, film], "Which film was released more recently?")] == ["of"]
+    assert [p.id for p in option_pages("Old Dogs", [band, film], "Which came first?")] == ["ob"]
     usa = Passage("u", "McFarland, USA is a 2015 American sports drama film.", "McFarland, USA")
     assert [p.id for p in option_pages("McFarland, USA", [other, usa])] == ["u"]
     assert option_pages("Toy Story", [other, usa]) == []
