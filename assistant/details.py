@@ -207,3 +207,17 @@ class DatedChoice(Detail):
     dates: list[str] = field(default_factory=list)  # as the pages write them
     event: str = ""  # start (a birth, a release, a founding) or death
     earlier: bool = True  # the question asks for the earlier date
+
+
+@register_detail
+@dataclass
+class NationalityCheck(Detail):
+    """The default pipeline's yes/no about two things' nationality decided by their pages
+    (assistant/nationality.py)."""
+
+    kind: ClassVar[str] = "nationality.check"
+    answer: str = ""  # what the reader wrote: Yes, No or unknown
+    decided: str = ""  # Yes or No
+    pages: list[str] = field(default_factory=list)  # the two pages the question names
+    nations: list[list[str]] = field(default_factory=list)  # the nationality each page's opening gives
+    asked: str = ""  # "same", or the nationality both are asked to have

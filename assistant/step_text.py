@@ -69,21 +69,26 @@ def score_vs(score: float | None, threshold: float | None) -> str:
     return f"score {a} {'≥' if score >= threshold else '<'} {b}"
 
 
+# the default pipeline's checks that turn an answer mark it so (assistant/yes_no.py, dated_choice.py,
+# nationality.py), in the order they run
+TURNED_BY = {"+yes/no": "its yes/no turned by the reader's odds against its lean to yes",
+             "+dates": "its pick turned by the dates the two pages give",
+             "+nationality": "its yes/no decided by the nationalities the two pages give"}
+
+
 def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
     """How the answer came about, in words; `revised` False when a check left the text as it was."""
-    weighed = resolved_by.endswith("+yes/no")  # assistant/yes_no.py turned the reader's yes or no
-    dated = resolved_by.endswith("+dates")  # assistant/dated_choice.py turned the reader's pick
-    first, plus, rest = resolved_by.removesuffix("+yes/no").removesuffix("+dates").partition("+")
+    turned = []
+    while mark := next((m for m in TURNED_BY if resolved_by.endswith(m)), None):
+        turned.insert(0, TURNED_BY[mark])
+        resolved_by = resolved_by.removesuffix(mark)
+    first, plus, rest = resolved_by.partition("+")
     if first.startswith("rq-rag "):
         return f"from the best of the refined-query paths (chosen by {first.removeprefix('rq-rag ')})"
     phrase = RESOLVED.get(first, first.replace("-", " ") or "-")
     if plus and rest == "refined":
         phrase += ", then revised against a second look-up" if revised else ", then checked against a second look-up"
-    if weighed:
-        phrase += ", its yes/no turned by the reader's odds against its lean to yes"
-    if dated:
-        phrase += ", its pick turned by the dates the two pages give"
-    return phrase
+    return "".join([phrase, *(f", {t}" for t in turned)])
 
 
 def no_source(answer: Answer) -> str:

@@ -16,7 +16,7 @@ from assistant.strategies import make_strategy
 from assistant.yes_no import bare_yes_no, log_odds_yes
 from models.downloads.catalog import CatalogEntry, load_catalog, yes_lean_of
 
-QUESTION = "Are Alpha and Beta both American?"
+QUESTION = "Are Alpha and Beta both novelists?"  # nothing the nationality check would decide
 MEASURED = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"  # the catalog reader whose lean was measured
 
 
@@ -31,7 +31,7 @@ def odds_reader(answer: str, p_yes: float, p_no: float, path: str | None = MEASU
 
 
 def ask(reader, spec: str = "default"):
-    retriever = FakeRetriever({"alpha": "Alpha is an American writer.", "beta": "Beta is a British writer."})
+    retriever = FakeRetriever({"alpha": "Alpha is a novelist and critic.", "beta": "Beta is a poet."})
     events = list(run_question(QUESTION, make_strategy(spec), make_context(reader=reader, retriever=retriever)))
     return events, events[-1]
 

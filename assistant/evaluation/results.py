@@ -12,7 +12,7 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..details import DatedChoice, RefeedDecision, YesNoCheck
+from ..details import DatedChoice, NationalityCheck, RefeedDecision, YesNoCheck
 from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -81,6 +81,9 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "yes_no": next((e.data for e in reversed(events) if isinstance(e, YesNoCheck) and e.depth == 0), None),
         # the pick as the reader wrote it and the dates that decided it (assistant/dated_choice.py)
         "dates": next((e.data for e in reversed(events) if isinstance(e, DatedChoice) and e.depth == 0), None),
+        # the yes/no as written and the nationalities that decided it (assistant/nationality.py)
+        "nationality": next((e.data for e in reversed(events) if isinstance(e, NationalityCheck) and e.depth == 0),
+                            None),
     }
 
 

@@ -20,7 +20,8 @@ then ReFeed's check of the answer against a fresh search.
 6. yes/no (assistant/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
    yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean); and a
    pick between two options by the dates their pages give, when the question asks which came first
-   or last ("Who was born first, A or B?", assistant/dated_choice.py);
+   or last ("Who was born first, A or B?", assistant/dated_choice.py); and a yes/no about two
+   things' nationality by what their pages' openings say (assistant/nationality.py);
 7. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
    the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
    supports is labelled "not in your documents"; a memory answer is labelled as such
@@ -47,6 +48,7 @@ from ..hops import add_new, follow_hops, is_unknown
 from ..rerank import Ranked, judge_pool, judge_union
 from ..answering import StrategyRun, generate_answer
 from ..dated_choice import to_decide, weigh_dates
+from ..nationality import to_decide as nationality_to_decide, weigh_nationality
 from ..yes_no import lean_to_weigh, weigh_yes_no
 from .base import Strategy
 from .options import Range, StrategyOptions
@@ -93,6 +95,9 @@ class DefaultPipeline(Strategy):
         # a pick between two options decided by the dates their pages give, when the question asks
         # which came first or last (assistant/dated_choice.py)
         dates: bool = True
+        # a yes/no about two things' nationality ("of the same nationality?", "both American?")
+        # decided by the nationality their pages' openings give (assistant/nationality.py)
+        nationality: bool = True
 
     name = "default"
 
@@ -130,6 +135,11 @@ class DefaultPipeline(Strategy):
             stage = self._stage(ctx, numbers, "dates", "Compare the dates the two options' pages give")
             yield stage
             answer = yield from weigh_dates(answer, *dated, ctx, parent=stage.step)
+        origin = nationality_to_decide(question, answer.text, answer.citations) if self.opts.nationality else None
+        if origin is not None:
+            stage = self._stage(ctx, numbers, "nationality", "Compare the nationalities the two pages give")
+            yield stage
+            answer = yield from weigh_nationality(answer, origin, ctx, parent=stage.step)
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
