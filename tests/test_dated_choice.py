@@ -2,16 +2,15 @@
 which questions ask for a date comparison, the options they name, how a page's date is read, when
 it abstains, and the default pipeline's step, trace, eval record and option."""
 import pytest
+from helpers.answer_checks import check_seen
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 from assistant.choice_options import options_of, picked
 from assistant.dated_choice import (Dated, DateFrame, dates_in, decide, earlier_of, frame_of, option_pages,
                                     page_date)
-from assistant.evaluation.datasets import QAExample
-from assistant.evaluation.results import make_record
 from assistant.events import Answer, Passage
 from assistant.runner import run_question
-from assistant.step_text import StepNarrator, resolved_phrase
+from assistant.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 
@@ -149,14 +148,12 @@ def test_the_pipeline_turns_a_pick_the_dates_contradict_and_says_why():
     events, answer = ask("Emma Bull")
     assert isinstance(answer, Answer) and answer.text == "Virginia Woolf"
     assert answer.resolved_by.endswith("+dates")
-    check = next(e for e in events if e.type == "detail" and e.kind == "dates.choice")
+    check, lines, record = check_seen(events, "dates.choice", EARLIER, "Virginia Woolf")
     assert (check.answer, check.decided, check.dates) == ("Emma Bull", "Virginia Woolf",
                                                           ["December 13, 1954", "25 January 1882"])
-    lines = [StepNarrator().line(e) for e in events]
     assert ("“Emma Bull” became “Virginia Woolf”, the earlier date (Emma Bull: December 13, 1954; "
             "Virginia Woolf: 25 January 1882)") in lines
     assert "its pick turned by the dates the two pages give" in resolved_phrase(answer.resolved_by)
-    record = make_record(QAExample(id="q", question=EARLIER, answers=["Virginia Woolf"]), events, 1.0)
     assert record["dates"]["answer"] == "Emma Bull" and record["prediction"] == "Virginia Woolf"
     assert record["scores"]["em"] == 1.0
 

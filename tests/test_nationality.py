@@ -2,14 +2,13 @@
 which questions ask it, how a page's nationality is read, when it abstains, and the default
 pipeline's step, trace, eval record and option."""
 import pytest
+from helpers.answer_checks import check_seen
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant.evaluation.datasets import QAExample
-from assistant.evaluation.results import make_record
 from assistant.events import Answer, Passage
 from assistant.nationality import asked_of, decide, named_pages, nations_in, page_nations, to_decide
 from assistant.runner import run_question
-from assistant.step_text import StepNarrator, resolved_phrase
+from assistant.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 
@@ -76,13 +75,11 @@ def ask(answer: str, spec: str = "default"):
 def test_the_pipeline_decides_an_unknown_and_says_why():
     question, events, answer = ask("unknown")
     assert isinstance(answer, Answer) and answer.text == "No" and answer.resolved_by.endswith("+nationality")
-    check = next(e for e in events if e.type == "detail" and e.kind == "nationality.check")
+    check, lines, record = check_seen(events, "nationality.check", question, "no")
     assert (check.answer, check.decided, check.nations) == ("unknown", "No", [["American"], ["Irish"]])
-    lines = [StepNarrator().line(e) for e in events]
     assert ("“unknown” became “No”: asked the same nationality (Scott Derrickson: American; "
             "Neil Jordan: Irish)") in lines
     assert "its yes/no decided by the nationalities the two pages give" in resolved_phrase(answer.resolved_by)
-    record = make_record(QAExample(id="q", question=question, answers=["no"]), events, 1.0)
     assert record["nationality"]["answer"] == "unknown" and record["prediction"] == "No"
 
 
