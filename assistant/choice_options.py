@@ -6,7 +6,7 @@ import re
 
 from .answer_norm import normalize
 
-_LEAD = re.compile(r"^(?:the|a|an)\s+", re.I)
+LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)  # "the Battle of Guam" is "Battle of Guam"
 _JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von", "van", "der", "la", "le", "&"}
 
 
@@ -58,7 +58,7 @@ def _name_at_end(text: str) -> str:
     if len(parts) == 1:  # "the pen name Walter Ericson: Laura Esquivel"; after a comma a colon is a title's
         parts = re.split(r":\s", text)
     if len(parts) > 1:
-        after = _LEAD.sub("", parts[-1].strip())
+        after = LEADING_ARTICLE.sub("", parts[-1].strip())
         if after and _capitalised(after):
             return after.strip("\"'“”")
     run: list[str] = []

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from .answering import StrategyRun
-from .choice_options import options_of, picked
+from .choice_options import LEADING_ARTICLE, options_of, picked
 from .context import Result, RunContext
 from .details import DatedChoice
 from .events import Passage
@@ -165,11 +165,11 @@ def option_pages(option: str, passages: Sequence[Passage], question: str = "") -
     of one name ("Old Dogs", the band, and "Old Dogs (film)"), the one whose "(film)" the question
     names ("Which film ..."), else the best-ranked one (which may be a namesake: "Battle of Manila
     (1574)" for the battle of 1945; the trace names it)."""
-    said = " ".join(words(re.sub(r"^(?:the|a|an)\s+", "", option, flags=re.I)))
+    said = " ".join(words(LEADING_ARTICLE.sub("", option)))
     found: dict[str, list[Passage]] = {}
     for p in passages:
         title = p.title or ""
-        bare = re.sub(r"^(?:the|a|an)\s+", "", DISAMBIGUATION.sub("", title), flags=re.I)
+        bare = LEADING_ARTICLE.sub("", DISAMBIGUATION.sub("", title))
         if said and said in (written_name(title), " ".join(words(bare)), " ".join(words(title))):
             found.setdefault(title, []).append(p)
     if len(found) <= 1:

@@ -19,6 +19,7 @@ from .context import Result, RunContext
 from .details import NationalityCheck
 from .events import Passage
 from .grounding_features import DISAMBIGUATION, Text, writes_title
+from .hops import is_unknown
 from .yes_no import bare_yes_no
 
 # demonym or country as pages write it -> one name per nationality (the UK's nations are British:
@@ -113,16 +114,13 @@ def named_pages(question: str, passages: Sequence[Passage]) -> list[Passage]:
     asking = Text.of(question)
     by_name: dict[str, list[Passage]] = {}
     for p in passages:
-        text = Text.of(p.text, p.title or "")
-        if text.name and writes_title(asking, text):
-            by_name.setdefault(text.name, []).append(p)
-    pages = []
-    for same in by_name.values():
-        plain = [p for p in same if not DISAMBIGUATION.search(p.title or "")]
-        pages.append((plain or same)[0])
+        titled = Text.of("", p.title or "")  # only its title is asked for: `writes_title` reads its name
+        if titled.name and writes_title(asking, titled):
+            by_name.setdefault(titled.name, []).append(p)
+    chosen = {name: ([p for p in same if not DISAMBIGUATION.search(p.title or "")] or same)[0]
+              for name, same in by_name.items()}
     # a name inside another ("Ed" in "Ed Wood") is not a thing of its own
-    names = {Text.of("", p.title or "").name: p for p in pages}
-    return [p for n, p in names.items() if not any(n != m and f" {n} " in f" {m} " for m in names)]
+    return [p for n, p in chosen.items() if not any(n != m and f" {n} " in f" {m} " for m in chosen)]
 
 
 def decide(question: str, passages: Sequence[Passage]) -> NationalityVerdict | None:
@@ -142,7 +140,7 @@ def decide(question: str, passages: Sequence[Passage]) -> NationalityVerdict | N
 
 def to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> NationalityVerdict | None:
     """The verdict when the answer is a bare yes/no or "unknown" and the pages decide."""
-    if not (bare_yes_no(answer_text) or answer_text.strip().lower().rstrip(".") == "unknown"):
+    if not (bare_yes_no(answer_text) or (answer_text.strip() and is_unknown(answer_text))):
         return None
     return decide(question, passages)
 
