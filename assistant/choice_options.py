@@ -7,7 +7,9 @@ import re
 from .answer_norm import normalize
 
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)  # "the Battle of Guam" is "Battle of Guam"
-_JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von", "van", "der", "la", "le", "&"}
+# lower-case words inside a name ("Mahbub ul Haq", "Ibn al Arabi", "José Echegaray y Eizaguirre")
+_JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von", "van", "der", "la", "le", "&",
+            "ul", "al", "el", "bin", "ibn", "da", "di", "du", "del", "des", "dos", "y"}
 
 
 def options_of(question: str) -> tuple[str, str] | None:

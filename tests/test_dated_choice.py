@@ -27,6 +27,7 @@ from assistant.strategies import make_strategy
     ("Which film was released earlier, Yohan: The Child Wanderer or A Nightmare On Elm Street 4: The Dream Master?",
      ("Yohan: The Child Wanderer", "A Nightmare On Elm Street 4: The Dream Master")),
     ("Which city is older, Łódź or Kraków?", ("Łódź", "Kraków")),
+    ("Who was born first Mahbub ul Haq or Ibn Arabi?", ("Mahbub ul Haq", "Ibn Arabi")),  # a lower-case joiner
     ("Who directed the film that was shot in or around Leland in 1986", None),  # "in or around": no names
     ("Who leads Project Otter?", None),
     ("Is it Alpha or Beta or Gamma?", None),  # three options
