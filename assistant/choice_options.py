@@ -10,6 +10,14 @@ LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)  # "the Battle of Guam" 
 # lower-case words inside a name ("Mahbub ul Haq", "Ibn al Arabi", "José Echegaray y Eizaguirre")
 _JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von", "van", "der", "la", "le", "&",
             "ul", "al", "el", "bin", "ibn", "da", "di", "du", "del", "des", "dos", "y"}
+# a question opening with its verb ("Was A or B born first?"): the verb is no part of A, and what
+# follows B is the question's frame, not B's name ("born first", "die first", "released earlier")
+_OPENING_VERBS = {"was", "were", "is", "are", "did", "does", "do", "has", "have", "had", "will", "would", "can",
+                  "could", "should"}
+_OPENERS = _OPENING_VERBS | {"which", "who", "whom", "whose", "what"}
+_FRAME_AFTER = re.compile(r"\s+(?=(?:was|were|is|are|did|does|has|had|born|died|die|dies|came|come|released|"
+                          r"formed|founded|published|established|created|opened|started|begun|began|first|earlier|"
+                          r"later|older|younger|newer|the\s+(?:older|younger|first|earliest|latest|oldest))\b)")
 
 
 def options_of(question: str) -> tuple[str, str] | None:
@@ -22,6 +30,9 @@ def options_of(question: str) -> tuple[str, str] | None:
     # the second ends where the question goes on ("Which person, A or B, held more roles?"); a colon
     # inside it is a title's ("A Nightmare on Elm Street 4: The Dream Master")
     second = _name_from_start(re.split(r",\s+(?=[a-z])|[;?]", tail)[0].strip())
+    second = _FRAME_AFTER.split(second, maxsplit=1)[0].strip()
+    if head.split()[0].lower() in _OPENING_VERBS:  # "Is A or B the genus of more species?": B's name is a run
+        second = _name_run(second)
     first = _name_at_end(head)
     if not first or not second or normalize(first) == normalize(second):
         return None
@@ -52,6 +63,19 @@ def _name_from_start(text: str) -> str:
     return " ".join(words).strip("\"'“”")
 
 
+def _name_run(text: str) -> str:
+    """The run of capitalised words and joiners opening `text` ("Brabejum" of "Brabejum the genus of
+    more species"), less joiners at its end."""
+    run: list[str] = []
+    for word in text.split():
+        if not (_capitalised(word) or (run and word.lower() in _JOINERS)):
+            break
+        run.append(word)
+    while run and run[-1].lower() in _JOINERS:
+        run.pop()
+    return " ".join(run).strip("\"'“”")
+
+
 def _name_at_end(text: str) -> str:
     """The name closing `text`: after its last comma (or colon) when what follows is a name ("Who
     was born first, Erika Jayne"), else its closing run of capitalised words and joiners ("Which
@@ -69,6 +93,8 @@ def _name_at_end(text: str) -> str:
             run.insert(0, word)
         else:
             break
+    if len(run) == len(text.split()) and run and run[0].lower() in _OPENERS:
+        run.pop(0)  # the question's opening word: "Was Jamie Curry or ...", "Which of Dinosaur or ..."
     while run and run[0] in _JOINERS:  # "the" (not "The": "The Exies")
         run.pop(0)
     return " ".join(run).strip("\"'“”")

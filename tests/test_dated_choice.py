@@ -28,6 +28,13 @@ from assistant.strategies import make_strategy
      ("Yohan: The Child Wanderer", "A Nightmare On Elm Street 4: The Dream Master")),
     ("Which city is older, Łódź or Kraków?", ("Łódź", "Kraków")),
     ("Who was born first Mahbub ul Haq or Ibn Arabi?", ("Mahbub ul Haq", "Ibn Arabi")),  # a lower-case joiner
+    # a question opening with its verb or "Which of": neither is part of a name, nor the frame after B
+    ("Was Harry R. Harr or Werner Lüdi born first?", ("Harry R. Harr", "Werner Lüdi")),
+    ("Did Arthur Lubin or Aleksandr Ivanovsky die first?", ("Arthur Lubin", "Aleksandr Ivanovsky")),
+    ("Is the Marsilea or the Brabejum the genus of more individual species of plants?", ("Marsilea", "Brabejum")),
+    ("Which of Dinosaur or McFarland, USA was released first?", ("Dinosaur", "McFarland, USA")),
+    ("Was Love in a Fallen City or The Secret of the Storm Country released first?",
+     ("Love in a Fallen City", "The Secret of the Storm Country")),
     ("Who directed the film that was shot in or around Leland in 1986", None),  # "in or around": no names
     ("Who leads Project Otter?", None),
     ("Is it Alpha or Beta or Gamma?", None),  # three options
