@@ -15,9 +15,10 @@ _JOINERS = {"of", "the", "and", "de", "in", "on", "for", "a", "an", "to", "von",
 _OPENING_VERBS = {"was", "were", "is", "are", "did", "does", "do", "has", "have", "had", "will", "would", "can",
                   "could", "should"}
 _OPENERS = _OPENING_VERBS | {"which", "who", "whom", "whose", "what"}
-_FRAME_AFTER = re.compile(r"\s+(?=(?:was|were|is|are|did|does|has|had|born|died|die|dies|came|come|released|"
-                          r"formed|founded|published|established|created|opened|started|begun|began|first|earlier|"
-                          r"later|older|younger|newer|the\s+(?:older|younger|first|earliest|latest|oldest))\b)")
+_FRAME_WORDS = (r"born|died|die|dies|came|come|released|formed|founded|published|established|created|opened|"
+                r"started|begun|began|first|earlier|later|older|younger|newer|oldest|youngest|earliest|latest")
+_FRAME_START = re.compile(rf"\s+(?=(?:was|were|is|are|did|does|has|had|the|{_FRAME_WORDS})\b)")
+_FRAME_WORD = re.compile(rf"\b(?:{_FRAME_WORDS})\b")
 
 
 def options_of(question: str) -> tuple[str, str] | None:
@@ -30,8 +31,8 @@ def options_of(question: str) -> tuple[str, str] | None:
     # the second ends where the question goes on ("Which person, A or B, held more roles?"); a colon
     # inside it is a title's ("A Nightmare on Elm Street 4: The Dream Master")
     second = _name_from_start(re.split(r",\s+(?=[a-z])|[;?]", tail)[0].strip())
-    second = _FRAME_AFTER.split(second, maxsplit=1)[0].strip()
-    if head.split()[0].lower() in _OPENING_VERBS:  # "Is A or B the genus of more species?": B's name is a run
+    second = _before_frame(second)
+    if (head.split() or [""])[0].lower() in _OPENING_VERBS:  # "Is A or B the genus of more species?"
         second = _name_run(second)
     first = _name_at_end(head)
     if not first or not second or normalize(first) == normalize(second):
@@ -61,6 +62,21 @@ def _name_from_start(text: str) -> str:
     while words and not _capitalised(words[0]):
         words.pop(0)
     return " ".join(words).strip("\"'“”")
+
+
+def _before_frame(text: str) -> str:
+    """`text` up to the question's frame after a name ("Alyaksey Vasilewski" of "Alyaksey Vasilewski
+    born first", "McFarland, USA" of "McFarland, USA was released first"): lower-case words leading to
+    a date or order word; others stay ("Love is a Battlefield", "The Secret of the Storm Country")."""
+    for cut in _FRAME_START.finditer(text):
+        lower = []  # the lower-case words from here on, up to the next capitalised one
+        for word in text[cut.end():].split():
+            if _capitalised(word):
+                break
+            lower.append(word)
+        if _FRAME_WORD.search(" ".join(lower)):
+            return text[:cut.start()].strip()
+    return text
 
 
 def _name_run(text: str) -> str:

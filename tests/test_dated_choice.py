@@ -35,6 +35,7 @@ from assistant.strategies import make_strategy
     ("Which of Dinosaur or McFarland, USA was released first?", ("Dinosaur", "McFarland, USA")),
     ("Was Love in a Fallen City or The Secret of the Storm Country released first?",
      ("Love in a Fallen City", "The Secret of the Storm Country")),
+    ("Which song came out first, Hard Candy or Love is a Battlefield?", ("Hard Candy", "Love is a Battlefield")),
     ("Who directed the film that was shot in or around Leland in 1986", None),  # "in or around": no names
     ("Who leads Project Otter?", None),
     ("Is it Alpha or Beta or Gamma?", None),  # three options
