@@ -79,14 +79,20 @@ def _before_frame(text: str) -> str:
     return text
 
 
-def _name_run(text: str) -> str:
-    """The run of capitalised words and joiners opening `text` ("Brabejum" of "Brabejum the genus of
-    more species"), less joiners at its end."""
+def _capitalised_run(words: list[str]) -> list[str]:
+    """The capitalised words opening `words`, with the joiners between them ("Mahbub ul Haq")."""
     run: list[str] = []
-    for word in text.split():
+    for word in words:
         if not (_capitalised(word) or (run and word.lower() in _JOINERS)):
             break
         run.append(word)
+    return run
+
+
+def _name_run(text: str) -> str:
+    """The run of capitalised words and joiners opening `text` ("Brabejum" of "Brabejum the genus of
+    more species"), less joiners at its end."""
+    run = _capitalised_run(text.split())
     while run and run[-1].lower() in _JOINERS:
         run.pop()
     return " ".join(run).strip("\"'“”")
@@ -103,12 +109,7 @@ def _name_at_end(text: str) -> str:
         after = LEADING_ARTICLE.sub("", parts[-1].strip())
         if after and _capitalised(after):
             return after.strip("\"'“”")
-    run: list[str] = []
-    for word in reversed(text.split()):
-        if _capitalised(word) or (run and word.lower() in _JOINERS):
-            run.insert(0, word)
-        else:
-            break
+    run = _capitalised_run(text.split()[::-1])[::-1]  # read from the end
     if len(run) == len(text.split()) and run and run[0].lower() in _OPENERS:
         run.pop(0)  # the question's opening word: "Was Jamie Curry or ...", "Which of Dinosaur or ..."
     while run and run[0] in _JOINERS:  # "the" (not "The": "The Exies")
