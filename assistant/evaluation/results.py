@@ -76,15 +76,19 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "drafts": top_level_drafts(events),
         # ReFeed's choice with both candidates' probabilities and judge support: other keep rules
         # can be scored from the same run
-        "refeed": next((e.data for e in reversed(events) if isinstance(e, RefeedDecision) and e.depth == 0), None),
+        "refeed": top_level_detail(events, RefeedDecision),
         # the yes/no answer as the reader wrote it, its log-odds and the lean: other leans can be scored
-        "yes_no": next((e.data for e in reversed(events) if isinstance(e, YesNoCheck) and e.depth == 0), None),
+        "yes_no": top_level_detail(events, YesNoCheck),
         # the pick as the reader wrote it and the dates that decided it (assistant/dated_choice.py)
-        "dates": next((e.data for e in reversed(events) if isinstance(e, DatedChoice) and e.depth == 0), None),
+        "dates": top_level_detail(events, DatedChoice),
         # the yes/no as written and the nationalities that decided it (assistant/nationality.py)
-        "nationality": next((e.data for e in reversed(events) if isinstance(e, NationalityCheck) and e.depth == 0),
-                            None),
+        "nationality": top_level_detail(events, NationalityCheck),
     }
+
+
+def top_level_detail(events: list[Event], kind: type[Detail]) -> dict | None:
+    """The data of the question's own (depth 0) last detail of this kind, not a sub-question's."""
+    return next((e.data for e in reversed(events) if isinstance(e, kind) and e.depth == 0), None)
 
 
 def read_passages(events: Iterable[Event], answer: Answer) -> list[dict]:
