@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from models.config import Settings
 from models.errors import BudgetExceeded, NoIndex
 
-from .events import Passage, Retrieved
+from .events.core import Passage, Retrieved
 
 HIDDEN_MARGIN = 10  # extra depth a search goes when some passages are hidden from it
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime o
     from models.reader.llama_reader import Reader, ReaderStats
     from models.judges.relevance import RelevanceJudge
 
-    from .retriever import Retriever
+    from .retrieval.retriever import Retriever
 
 
 @dataclass

@@ -7,10 +7,10 @@ from typing import Iterator
 from models.config import Settings
 from models.errors import AssistantError, BudgetExceeded, NoIndex
 
-from .citations import attribute
+from .grounding.citations import attribute
 from .context import Result, RunContext
-from .events import Answer, Event, Note, Started
-from .quoting import answer_text
+from .events.core import Answer, Event, Note, Started
+from .answering.quoting import answer_text
 from .strategies import make_strategy
 from .strategies.base import Strategy
 
@@ -27,7 +27,7 @@ def build_context(settings: Settings, strategy: Strategy) -> RunContext:
     if strategy.needs_index:
         from index_builder.store import IndexStore
 
-        from .retriever import HybridRetriever
+        from .retrieval.retriever import HybridRetriever
 
         store = IndexStore.open(settings.index_path)  # a missing index fails before any model loads
         if store.passages.count_rows() == 0:  # else the reader answers from nothing, "resolved by passages"
@@ -91,7 +91,7 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy):
     """The trained grounding check where the strategy asks for it; else word-overlap attribution."""
     if strategy.grounding is None:
         return attribute(text, question, result.citations)
-    from .grounding import ground
+    from .grounding.verdict import ground
 
     memory = result.resolved_by.startswith("self-knowledge")
     return ground(text, question, result.citations, strategy.grounding, from_memory=memory)

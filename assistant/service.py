@@ -21,7 +21,7 @@ from models.config import Settings
 from models.errors import AssistantError
 
 from .context import RunContext
-from .events import Event
+from .events.core import Event
 from .strategies import Strategy, make_strategy
 
 if TYPE_CHECKING:  # the store's modules load pyarrow: not at import time
@@ -64,7 +64,7 @@ def ask(question: str, strategy: Strategy | str, settings: Settings, should_stop
 def model_rows(settings: Settings) -> list[tuple[str, dict | str]]:
     """(role, row) for reader, embedder, judge and relevance: model, file, size, backend, device;
     the row is an error line when that model is missing."""
-    from .model_rows import model_rows as rows
+    from .services.model_rows import model_rows as rows
 
     return rows(settings)
 
@@ -175,7 +175,7 @@ def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None 
     without a strategy (judge distillation)."""
     from index_builder.store import IndexStore
 
-    from .retriever import HybridRetriever
+    from .retrieval.retriever import HybridRetriever
 
     store = IndexStore.open(settings.index_path)
     return HybridRetriever(store, (embedder_factory or _registry_embedder)(settings))

@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 from bench_support import machine_line, peak_rss_mb, percentile
 
-from assistant.retriever import HybridRetriever, VectorSearch
+from assistant.retrieval.retriever import HybridRetriever, VectorSearch
 from index_builder.store import IndexStore, build_vector_index
 
 DIM = 384

@@ -73,8 +73,8 @@ def main() -> None:
     embedder.encode(pools[0][1][:8])
     runs = {"judge": lambda q, ps: judge.score(q, ps), "embedder": lambda q, ps: embedder.encode(ps)}
     if judge.selector is not None:
-        from assistant.pool_features import PoolPassage
-        from assistant.pool_select import selector_scores
+        from assistant.retrieval.pool_features import PoolPassage
+        from assistant.retrieval.pool_select import selector_scores
 
         def select(q, ps):  # pool order stands in for the search order
             found = [PoolPassage(*p.split(": ", 1), rank, 1.0 / (61 + rank)) if ": " in p

@@ -33,7 +33,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.context import RunContext  # noqa: E402
-from assistant.events import Answer, Detail, Draft  # noqa: E402
+from assistant.events.core import Answer, Detail, Draft  # noqa: E402
 from assistant.runner import run_question  # noqa: E402
 from assistant.strategies import make_strategy  # noqa: E402
 from models.config import Settings  # noqa: E402
@@ -73,7 +73,7 @@ def build_index(dataset: Path, pool: int, folder: Path, settings: Settings):
 
 
 def make_context(settings: Settings, reader, embedder, store) -> RunContext:
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from models import registry
     from models.judges.prompted import ReaderJudge
 

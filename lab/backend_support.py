@@ -34,7 +34,7 @@ READ = 5
 
 def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
     """The chain selector's READ passages (default:chain's first read set), with its hop searches."""
-    from assistant.chain_select import ChainCandidate, select_chain
+    from assistant.retrieval.chain_select import ChainCandidate, select_chain
     from assistant.judge_training.chain_fit import run_plain
 
     by_id = {p.id: p for p in merged}
@@ -54,7 +54,7 @@ def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
 def read_sets(questions, retriever, judge) -> list[dict]:
     """Per question: support keys, the pool's keys, the selector's top READ keys (and the chain
     selector's, when the judge ships one)."""
-    from assistant.pool_select import expansion_queries, merge_pool, selector_scores
+    from assistant.retrieval.pool_select import expansion_queries, merge_pool, selector_scores
     from models.judges.relevance import passage_text
 
     selector = judge.selector
@@ -79,7 +79,7 @@ def read_sets(questions, retriever, judge) -> list[dict]:
 
 def run(args) -> None:
     from assistant.evaluation.corpus import build_dataset_corpus
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

@@ -44,11 +44,11 @@ def main() -> None:
 
 
 def measure(args, budgets: list[int]) -> str:
-    from assistant.chain_read import chain_read_set
+    from assistant.retrieval.chain_read import chain_read_set
     from assistant.judge_training.chain_fit import run_plain
     from assistant.judge_training.relevance_data import check_data_dir, training_questions
     from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

@@ -13,7 +13,7 @@ two expansion searches (assistant/judge_training/selector_pipeline.py).
 Rows: the search's order; the shipped selector (it was trained on these very questions, so its
 row is optimistic); the selector refitted out of fold (5 folds by question id: each question
 scored by stages that never saw it) - the fair baseline; the chain selector
-(assistant/chain_select.py) fitted on the other folds, with and without its hop searches
+(assistant/retrieval/chain_select.py) fitted on the other folds, with and without its hop searches
 (question + each kept passage, no reader call). Hop order for the teacher-forced states:
 MuSiQue's question_decomposition, the file's paragraph order elsewhere. --write fits the chain
 scorer on every training question and writes chain.json into the judge folder.
@@ -78,7 +78,7 @@ class HopSearchCache:
         self.searched = 0
 
     def search(self, file: str, query: str):
-        from assistant.chain_select import ChainCandidate
+        from assistant.retrieval.chain_select import ChainCandidate
 
         key = hashlib.sha1(f"{file}\0{self.depth}\0{query}".encode("utf-8")).hexdigest()
         if key not in self.found:
@@ -91,7 +91,7 @@ class HopSearchCache:
     def _search(self, file: str, query: str):
         from assistant.evaluation.corpus import build_dataset_corpus
         from assistant.judge_training.relevance_pairs import key_of_path
-        from assistant.retriever import HybridRetriever
+        from assistant.retrieval.retriever import HybridRetriever
         from index_builder.store import IndexStore
 
         if file not in self.retrievers:
@@ -125,14 +125,14 @@ def main() -> None:
 
     import numpy as np
 
-    from assistant.chain_select import ChainCandidate
+    from assistant.retrieval.chain_select import ChainCandidate
     from assistant.judge_training import chain_fit
     from assistant.judge_training.relevance_data import check_data_dir, training_questions
     from assistant.judge_training.relevance_pairs import supporting_keys
     from assistant.judge_training.selector_fit import FOLDS, fit_two_stages, fold_of
     from assistant.judge_training.selector_pipeline import EXPANSIONS, labelled_pools, search_pools
-    from assistant.pool_features import PoolPassage
-    from assistant.pool_select import selector_scores
+    from assistant.retrieval.pool_features import PoolPassage
+    from assistant.retrieval.pool_select import selector_scores
     from models import registry
     from models.config import load_settings
     from models.judges.relevance import RelevanceJudge, shipped_judge_path

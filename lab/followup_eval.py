@@ -19,11 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from assistant import chat_service, service
-from assistant.details import QuestionRewritten
+from assistant import service
+from assistant.conversation import chat as chat_service
+from assistant.events.details import QuestionRewritten
 from assistant.evaluation.metrics import substring_match
-from assistant.events import Answer
-from assistant.threads import Turn
+from assistant.events.core import Answer
+from assistant.conversation.threads import Turn
 from models.config import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent

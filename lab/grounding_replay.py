@@ -26,8 +26,8 @@ from pathlib import Path
 from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
-from assistant.events import Passage
-from assistant.grounding import ground
+from assistant.events.core import Passage
+from assistant.grounding.verdict import ground
 
 
 def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = False,

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.evaluation import metrics  # noqa: E402
-from assistant.hops import add_new  # noqa: E402
+from assistant.answering.hops import add_new  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 from lab.pipeline_misses import Replay, hop_read_of, sub_searches  # noqa: E402
@@ -57,15 +57,15 @@ def read_sets(replay: Replay, question: str, record: dict) -> dict[str, list]:
 
 def fitted_prompt(reader, settings, question: str, passages, pairs) -> list[dict]:
     """The multi-hop answer's prompt as generate_answer fits it to the reader's context."""
-    from assistant import prompts
-    from assistant.prompt_fit import fit_passages
+    from assistant.answering import prompts
+    from assistant.answering.prompt_fit import fit_passages
 
     return fit_passages(reader, lambda ps: prompts.from_passages(question, ps, facts=pairs), passages,
                         settings.max_answer_tokens).messages
 
 
 def answer(reader, settings, messages: list[dict]) -> str:
-    from assistant.answering import clean_answer
+    from assistant.answering.generate import clean_answer
 
     return clean_answer(reader.generate(messages, max_tokens=settings.max_answer_tokens).text)
 
@@ -90,7 +90,7 @@ def main() -> None:
         raise AssistantError(f"unknown read set {unknown[0]!r} (choose from: {', '.join(VARIANTS)})")
 
     from assistant.evaluation.results import ResultsFile
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

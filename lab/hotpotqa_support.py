@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.evaluation.datasets import load_dataset  # noqa: E402
-from assistant.retriever import HybridRetriever  # noqa: E402
+from assistant.retrieval.retriever import HybridRetriever  # noqa: E402
 from index_builder.store import IndexStore  # noqa: E402
 from models import registry  # noqa: E402
 from models.config import Settings  # noqa: E402

@@ -55,7 +55,7 @@ def by_threshold(tally: Tally, label: str, keys, scores, threshold, support, top
 def measure(questions, retriever, judge, pools: list[int], tops: list[int], hybrid: list[int],
             cross_encoder: bool) -> dict[str, float]:
     """Row label -> share of questions with all supporting paragraphs among the passages (or a mean)."""
-    from assistant.pool_select import expansion_queries, merge_pool, selector_scores
+    from assistant.retrieval.pool_select import expansion_queries, merge_pool, selector_scores
     from models.judges.relevance import passage_text
 
     selector = judge.selector
@@ -120,7 +120,7 @@ def main() -> None:
     pools, tops, hybrid = ([int(x) for x in value.split(",")] for value in (args.pools, args.tops, args.hybrid))
 
     from assistant.judge_training.relevance_data import check_data_dir
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from assistant.evaluation.corpus import build_dataset_corpus
     from index_builder.store import IndexStore
     from models import registry

@@ -20,7 +20,7 @@ from assistant.context import RunContext
 from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import support_hider
 from assistant.judge_training.chain_fit import run_plain
-from assistant.retriever import HybridRetriever
+from assistant.retrieval.retriever import HybridRetriever
 from models.config import Settings
 from models.errors import AssistantError
 

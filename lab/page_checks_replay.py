@@ -1,6 +1,6 @@
 """The default pipeline's page checks replayed on recorded answers: a pick decided by the dates its
-options' pages give (assistant/dated_choice.py) and a yes/no about two things' nationality decided by
-their pages' openings (assistant/nationality.py). Which answers they turn, and how many are right
+options' pages give (assistant/checks/dated_choice.py) and a yes/no about two things' nationality decided by
+their pages' openings (assistant/checks/nationality.py). Which answers they turn, and how many are right
 before and after; no reader needed: both read only the passages the answer read, so the replay of
 a run made before them is exact.
 
@@ -16,9 +16,10 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant import dated_choice, nationality
+from assistant.checks import dated_choice
+from assistant.checks import nationality
 from assistant.evaluation.metrics import score
-from assistant.events import Passage
+from assistant.events.core import Passage
 
 
 def seen_answer(record: dict) -> str:

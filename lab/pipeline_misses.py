@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.context import RunContext  # noqa: E402
 from assistant.evaluation import metrics  # noqa: E402
-from assistant.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
-from assistant.rerank import Ranked, judge_pool, judge_union  # noqa: E402
+from assistant.answering.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
+from assistant.retrieval.rerank import Ranked, judge_pool, judge_union  # noqa: E402
 from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
 from assistant.judge_training.chain_fit import run_plain  # noqa: E402
 from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
@@ -150,7 +150,7 @@ def main() -> None:
 
     from assistant.evaluation.corpus import build_dataset_corpus
     from assistant.evaluation.results import ResultsFile
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.events import Passage  # noqa: E402
+from assistant.events.core import Passage  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 VARIANTS = ("hop", "shuffled", "hop+facts", "hop+dist")
@@ -90,10 +90,10 @@ def main() -> None:
 
 
 def run(args) -> None:
-    from assistant import prompts
-    from assistant.answering import clean_answer
+    from assistant.answering import prompts
+    from assistant.answering.generate import clean_answer
     from assistant.evaluation import metrics
-    from assistant.prompt_fit import fit_passages
+    from assistant.answering.prompt_fit import fit_passages
     from assistant.judge_training.relevance_data import check_data_dir, training_questions
     from models import registry
     from models.config import load_settings

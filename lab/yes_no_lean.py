@@ -3,7 +3,7 @@ of its bare yes/no answers each lean would get right (needs the reader; training
 
 For each record whose gold is yes or no: the log-odds are those of the record's own check where the
 run made one (`yes_no` in the record: exact), else scored now, with the product's code
-(`assistant.yes_no.passages_log_odds`) on the answer prompt over the passages the answer read (`read`).
+(`assistant.checks.yes_no.passages_log_odds`) on the answer prompt over the passages the answer read (`read`).
 The answer the reader wrote is the record's `yes_no.answer` where the check turned it, else its
 prediction; only bare yes/no answers are weighed, as in the product.
 
@@ -16,8 +16,8 @@ import argparse
 import json
 from pathlib import Path
 
-from assistant.events import Passage
-from assistant.yes_no import bare_yes_no, passages_log_odds
+from assistant.events.core import Passage
+from assistant.checks.yes_no import bare_yes_no, passages_log_odds
 from models.errors import ModelError
 
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from helpers.fakes import FakeJudge, FakeReader, make_context
 
-from assistant.chain_select import CHAIN_FEATURES
-from assistant.details import ChainSelected
-from assistant.event_json import event_from_dict
-from assistant.events import Passage, Retrieved
-from assistant.pool_features import FEATURES
+from assistant.retrieval.chain_select import CHAIN_FEATURES
+from assistant.events.details import ChainSelected
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import Passage, Retrieved
+from assistant.retrieval.pool_features import FEATURES
 from assistant.runner import run_question
-from assistant.step_text import StepNarrator
+from assistant.events.step_text import StepNarrator
 from models.judges.relevance import SETTINGS_FILE, RelevanceJudge, shipped_judge_path
 
 QUESTION = "Who was the first president of the publisher of Journal of Psychotherapy Integration?"

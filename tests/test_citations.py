@@ -1,5 +1,5 @@
 """Exact citations: the answer cites, among the passages the reader was given for it, only those
-it rests on, with [n] markers matching the source list (assistant/citations.py)."""
+it rests on, with [n] markers matching the source list (assistant/grounding/citations.py)."""
 from __future__ import annotations
 
 import json
@@ -7,8 +7,8 @@ import json
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from typer.testing import CliRunner
 
-from assistant.citations import attribute, key_tokens
-from assistant.events import Answer, Passage
+from assistant.grounding.citations import attribute, key_tokens
+from assistant.events.core import Answer, Passage
 from assistant.runner import run_question
 
 TEXTS = {

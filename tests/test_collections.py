@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assistant.retriever import HybridRetriever
+from assistant.retrieval.retriever import HybridRetriever
 from index_builder import collections
 from index_builder.folder import index_folder
 from index_builder.single_file import index_file

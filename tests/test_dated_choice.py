@@ -1,16 +1,16 @@
-"""A pick between two options decided by the dates their pages give (assistant/dated_choice.py):
+"""A pick between two options decided by the dates their pages give (assistant/checks/dated_choice.py):
 which questions ask for a date comparison, the options they name, how a page's date is read, when
 it abstains, and the default pipeline's step, trace, eval record and option."""
 import pytest
 from helpers.answer_checks import check_seen
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant.choice_options import options_of, picked
-from assistant.dated_choice import (Dated, DateFrame, dates_in, decide, earlier_of, frame_of, option_pages,
+from assistant.checks.choice_options import options_of, picked
+from assistant.checks.dated_choice import (Dated, DateFrame, dates_in, decide, earlier_of, frame_of, option_pages,
                                     page_date)
-from assistant.events import Answer, Passage
+from assistant.events.core import Answer, Passage
 from assistant.runner import run_question
-from assistant.step_text import resolved_phrase
+from assistant.events.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 

@@ -6,10 +6,10 @@ from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from assistant.context import Result
 from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
-from assistant.event_json import event_from_dict
-from assistant.events import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion)
-from assistant.hops import bridged_query, fill_references
-from assistant.rerank import Ranked
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion)
+from assistant.answering.hops import bridged_query, fill_references
+from assistant.retrieval.rerank import Ranked
 from assistant.runner import run_question
 from assistant.strategies import DEFAULT_STRATEGY
 from assistant.strategies.refeed import Candidate, answer_support, keep_refined

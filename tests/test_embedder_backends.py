@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.retriever import HybridRetriever
+from assistant.retrieval.retriever import HybridRetriever
 from index_builder.documents import Document
 from index_builder.pipeline import write_documents
 from index_builder.store import IndexStore

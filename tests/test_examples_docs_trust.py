@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.answer_norm import normalize
-from assistant.events import Answer
-from assistant.grounding import SUPPORTED, UNSUPPORTED
+from assistant.answering.answer_norm import normalize
+from assistant.events.core import Answer
+from assistant.grounding.verdict import SUPPORTED, UNSUPPORTED
 from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings

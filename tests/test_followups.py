@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from helpers.fakes import FakeReader
 
-from assistant.events import Answer, Passage
-from assistant.followup import needs_rewrite, rewrite, rewrite_messages
-from assistant.threads import Thread, ThreadStore, Turn
+from assistant.events.core import Answer, Passage
+from assistant.conversation.followup import needs_rewrite, rewrite, rewrite_messages
+from assistant.conversation.threads import Thread, ThreadStore, Turn
 from models.errors import AssistantError
 
 SET = Path(__file__).parent / "data" / "followups.jsonl"

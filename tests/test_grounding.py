@@ -10,9 +10,9 @@ from assistant.evaluation.harness import RunPlan, run_strategy
 from assistant.evaluation.results import ResultsFile
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
-from assistant.events import Passage
-from assistant.grounding import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
-from assistant.grounding_features import numbers_normalised, words
+from assistant.events.core import Passage
+from assistant.grounding.verdict import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
+from assistant.grounding.features import numbers_normalised, words
 from models.config import Settings
 
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
@@ -96,8 +96,8 @@ def test_an_answer_resting_on_a_passage_about_something_else_is_not_presented_as
 
 
 def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages():
-    from assistant.grounding_rules import question_coverage
-    from assistant.grounding_features import Text
+    from assistant.grounding.rules import question_coverage
+    from assistant.grounding.features import Text
 
     question = "In which city was the director of Blue Harbor born?"  # city, director, blue, harbor, born
     film = Text.of("Blue Harbor is a 1998 drama film directed by Paul Brun.", "Blue Harbor")
@@ -111,8 +111,8 @@ def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages(
 
 
 def test_names_coverage_wants_the_questions_names_and_all_the_answers():
-    from assistant.grounding_rules import SentenceSupport, names_coverage, rests_on
-    from assistant.grounding_features import Text, names
+    from assistant.grounding.rules import SentenceSupport, names_coverage, rests_on
+    from assistant.grounding.features import Text, names
 
     assert names("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
     heron, otter = (Text.of(p.text, p.title) for p in FOLDER[:2])
@@ -136,7 +136,7 @@ def test_names_coverage_wants_the_questions_names_and_all_the_answers():
 def test_a_stopword_opening_a_question_is_no_name():
     """"Does" stems to "doe", no stopword: as a name it was missing from every page, so a right yes
     about Project Otter's page was labelled "not in your documents"."""
-    from assistant.grounding_features import names
+    from assistant.grounding.features import names
 
     assert names("Does Project Otter film kelp forests?") == ["project", "otter"]
     assert names("This American film was directed by whom?") == ["american"]
@@ -249,7 +249,7 @@ def test_an_unlinked_bridge_does_not_lend_its_name_unless_the_answer_compares_th
 
 
 def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
-    from assistant.grounding_features import held
+    from assistant.grounding.features import held
 
     assert held("portuguese", {"portugal"}) and held("director", {"directed"})
     assert not held("1234567", {"1234599"}) and held("1234567", {"1234567"})
@@ -259,7 +259,7 @@ def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
 def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported():
     """Qwen's answers to training questions: the host's show given as the series he later featured
     in; the names rule labels such an answer "not in your documents" unless the question offers a choice."""
-    from assistant.grounding_rules import restates_question
+    from assistant.grounding.rules import restates_question
 
     show = Passage("show", "The Joe Schmo Show is an American reality television series hosted by Ralph Garman, "
                    "an American actor and radio host.", "The Joe Schmo Show")
@@ -275,8 +275,8 @@ def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported
 def test_a_page_sharing_nothing_with_the_question_or_its_support_is_no_bridge():
     """The hop trees read each candidate beside the others read with it; a user's folder holds pages
     about other things, and one of them being "the best of a bad lot" must not make it a bridge."""
-    from assistant.grounding import shipped_trees
-    from assistant.grounding_features import Text, hop_rows, names
+    from assistant.grounding.verdict import shipped_trees
+    from assistant.grounding.features import Text, hop_rows, names
 
     question, claim = "How many people does the staff room hold?", "The staff room holds 12 people."
     handbook, *others = (Text.of(p.text, p.title) for p in (FOLDER[2], FOLDER[0], FOLDER[1], FOLDER[3]))
@@ -288,7 +288,7 @@ def test_a_page_sharing_nothing_with_the_question_or_its_support_is_no_bridge():
 def test_a_title_links_pages_as_other_pages_write_it():
     """A link between two pages is one naming the other's title: every word of it, without
     Wikipedia's "(film)" after it (a title with a stopword never matched before)."""
-    from assistant.grounding_features import Text, linked
+    from assistant.grounding.features import Text, linked
 
     film = Text.of("The Fault in Our Stars is a 2014 American romantic drama film.", "The Fault in Our Stars (film)")
     actor = Text.of("Nat Wolff starred in The Fault in Our Stars and Paper Towns.", "Nat Wolff")
@@ -302,7 +302,7 @@ def test_a_title_links_pages_as_other_pages_write_it():
 def test_a_title_with_a_place_after_a_comma_links_as_written():
     """"Stanley Park, Blackpool" is written "Stanley Park" on the page naming it; a year or a
     lower-case word after the comma is part of the title ("United States presidential election, 2016")."""
-    from assistant.grounding_features import Text, linked, written_name
+    from assistant.grounding.features import Text, linked, written_name
 
     park = Text.of("Stanley Park was designed by Thomas Mawson.", "Stanley Park, Blackpool")
     gardens = Text.of("Salisbury Woodland Gardens link Blackpool Zoo with Stanley Park.", "Salisbury Woodland Gardens")
@@ -339,8 +339,8 @@ def test_a_short_answer_rests_on_the_page_stating_it_and_the_bridge_naming_that_
 def test_names_and_words_hold_letters_of_any_script():
     """"Öresund" is a name (the question's capitals were A-Z only) and the same word as "Øresund"
     (Unicode does not split ø into o and an accent)."""
-    from assistant.citations import normalise
-    from assistant.grounding_features import name_phrases, names
+    from assistant.grounding.citations import normalise
+    from assistant.grounding.features import name_phrases, names
 
     assert "oresund" in names("How long is the bridge in the Öresund Region?")
     assert normalise("Øresund Bridge") == normalise("Öresund Bridge") == "oresund bridge"

@@ -3,12 +3,12 @@ grounding_rules.compares_its_pages), and a page writes "born" where the question
 birth" (grounding_rules.written_otherwise)."""
 from dataclasses import replace
 
-import assistant.grounding_rules as grounding_rules
-from assistant.events import Passage
-from assistant.grounding import SUPPORTED, UNSUPPORTED, GroundingRule, ground
-from assistant.grounding_rules import (SentenceSupport, compares_its_pages, offers_choice, question_coverage, rests_on,
+import assistant.grounding.rules as grounding_rules
+from assistant.events.core import Passage
+from assistant.grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule, ground
+from assistant.grounding.rules import (SentenceSupport, compares_its_pages, offers_choice, question_coverage, rests_on,
                                        written_otherwise)
-from assistant.grounding_features import Text, names
+from assistant.grounding.features import Text, names
 from assistant.strategies import make_strategy
 from models.judges.word_rarity import shipped_rarity
 

@@ -5,9 +5,9 @@ import random
 import pytest
 
 from assistant.evaluation.datasets import Paragraph, QAExample
-from assistant.events import Passage
-from assistant.grounding import SUPPORTED, GroundingRule, ground, shipped_trees
-from assistant.grounding_features import encoder_columns, encoder_pair, readable_numbers
+from assistant.events.core import Passage
+from assistant.grounding.verdict import SUPPORTED, GroundingRule, ground, shipped_trees
+from assistant.grounding.features import encoder_columns, encoder_pair, readable_numbers
 from assistant.judge_training.grounding_pairs import BRIDGE, PLANTED, POSITIVE, SWAPPED, question_groups
 from assistant.judge_training.relevance_data import Question
 from assistant.strategies import make_strategy
@@ -80,8 +80,8 @@ def test_the_option_switches_the_encoder_and_its_ablation_reads_words_alone():
 
 @pytest.mark.skipif(not HAS_ENCODER, reason="grounding.json has no claim_encoder trees")
 def test_the_encoders_score_moves_the_claim_score():
-    from assistant.grounding import support_of
-    from assistant.grounding_features import Text
+    from assistant.grounding.verdict import support_of
+    from assistant.grounding.features import Text
 
     question, texts = "Who leads Project Otter?", [Text.of(p.text, p.title) for p in (HERON, OTTER)]
     believed = support_of(question, "Tomas Lindqvist", texts, shipped_trees(), lambda claim: [0.02, 0.95])
@@ -93,7 +93,7 @@ def test_the_encoders_score_moves_the_claim_score():
 
 @pytest.mark.skipif(not HAS_ENCODER, reason="grounding.json has no claim_encoder trees")
 def test_the_shipped_encoder_prefers_the_passage_about_the_subject():
-    from assistant.grounding import encoder_scores, shipped_encoder
+    from assistant.grounding.verdict import encoder_scores, shipped_encoder
 
     heron, otter = encoder_scores(shipped_encoder(), "Who leads Project Otter?", "Tomas Lindqvist", [HERON, OTTER])
     assert otter > heron

@@ -2,10 +2,10 @@
 page beside the one holding the claim; a page the question names is kept."""
 from dataclasses import replace
 
-from assistant.events import Passage
-from assistant.grounding import SUPPORTED, GroundingRule, ground
-from assistant.grounding_rules import needed
-from assistant.grounding_features import Text
+from assistant.events.core import Passage
+from assistant.grounding.verdict import SUPPORTED, GroundingRule, ground
+from assistant.grounding.rules import needed
+from assistant.grounding.features import Text
 from assistant.strategies import make_strategy
 
 QUESTION = "Which city is the Kestrel Lutheran High School in?"

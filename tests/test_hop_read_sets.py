@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from assistant.events import Passage
+from assistant.events.core import Passage
 
 QUESTION = "Where was the director of Jaws born?"
 RECORD = {"sub_questions": ["Who directed Jaws?", "Where was #1 born?"],

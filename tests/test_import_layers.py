@@ -75,34 +75,35 @@ def test_inside_the_core_imports_point_down_too():
 
 def test_a_step_importing_a_strategy_or_a_strategy_importing_evaluation_is_caught(tmp_path):
     root = _write(tmp_path, {
-        "assistant/hops.py": "def run():\n    from .strategies.base import generate_answer\n",
+        "assistant/answering/__init__.py": "",
+        "assistant/answering/hops.py": "def run():\n    from ..strategies.base import generate_answer\n",
         "assistant/strategies/__init__.py": "",
-        "assistant/strategies/base.py": "from ..answering import generate_answer\n",  # down: fine
+        "assistant/strategies/base.py": "from ..answering.generate import generate_answer\n",  # down: fine
         "assistant/strategies/refeed.py": "from ..evaluation.metrics import normalize\n",
         "assistant/evaluation/__init__.py": "",
-        "assistant/evaluation/metrics.py": "from ..answer_norm import normalize\n",  # down: fine
-        "assistant/answering.py": "",
-        "assistant/answer_norm.py": "",
+        "assistant/evaluation/metrics.py": "from ..answering.answer_norm import normalize\n",  # down: fine
+        "assistant/answering/generate.py": "",
+        "assistant/answering/answer_norm.py": "",
     })
     found = core_upward_imports(import_graph(root))
-    assert "assistant.hops -> assistant.strategies.base" in found
+    assert "assistant.answering.hops -> assistant.strategies.base" in found
     assert "assistant.strategies.refeed -> assistant.evaluation.metrics" in found
-    assert not [line for line in found if "answering" in line or "answer_norm" in line]
+    assert not [line for line in found if "generate" in line or "answer_norm" in line]
 
 
 def test_the_product_importing_lab_benchmarks_or_tests_is_caught(tmp_path):
     root = _write(tmp_path, {
         "lab/__init__.py": "",
-        "lab/replay.py": "from assistant.rerank import judge_pool\n",  # lab uses the product: fine
+        "lab/replay.py": "from assistant.retrieval.rerank import judge_pool\n",  # lab uses the product: fine
         "benchmarks/bench_support.py": "",
         "tests/fakes.py": "",
         "tests/test_replay.py": "from lab import replay\nfrom fakes import X\n",  # tests use both: fine
-        "assistant/rerank.py": "from lab.replay import Replay\n",
+        "assistant/retrieval/rerank.py": "from lab.replay import Replay\n",
         "models/reader.py": "def fake():\n    from fakes import FakeReader\n",  # tests/ on sys.path
         "tui/app.py": "import benchmarks.bench_support\n",
     })
     assert upward_imports(import_graph(root)) == [
-        "assistant.rerank (core) -> lab.replay (lab)",
+        "assistant.retrieval.rerank (core) -> lab.replay (lab)",
         "models.reader (models) -> tests.fakes (tests)",
         "tui.app (ui) -> benchmarks.bench_support (lab)"]
 
@@ -145,7 +146,7 @@ def test_a_front_end_using_any_of_index_builder_or_judge_training_is_caught(tmp_
         "index_builder/cluster/__init__.py": "",
         "index_builder/cluster/commands.py": "",
         "assistant/service.py": "from index_builder.sources import S\n",  # the core may
-        "assistant/judge_service.py": "from .judge_training import export\n",
+        "assistant/services/judges.py": "from .judge_training import export\n",
         "assistant/judge_training/__init__.py": "",
         "assistant/judge_training/export.py": "",
         "assistant/judge_trainingless.py": "",  # a name that only starts the same

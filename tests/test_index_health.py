@@ -74,7 +74,7 @@ def test_a_lost_metadata_file_is_damage_that_repair_rebuilds(cli, built):
 
 
 def test_an_unfinished_documents_passages_are_neither_searched_nor_counted(cli, built):
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
     from index_builder.chunking import Chunk
     from index_builder.documents import Document
     from index_builder.pipeline import passage_row

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from assistant.cli.progress import progress_fields, time_left
-from assistant.retriever import HybridRetriever
+from assistant.retrieval.retriever import HybridRetriever
 from index_builder import pipeline
 from index_builder.folder import index_folder
 from index_builder.prefetch import with_passages

@@ -300,7 +300,7 @@ def _meta_holding_a_list(index: Path) -> None:
 @pytest.mark.parametrize("damage", [_delete_passages_table, _delete_versions, _corrupt_data_file,
                                     _meta_holding_a_list])
 def test_a_damaged_index_is_one_line_for_status_ask_add_and_remove(tmp_path, env, damage):
-    from assistant.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
 
     folder = make_folder(tmp_path / "docs", files=3)
     index = tmp_path / "index"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import index_builder.store_upkeep as store_module
-from assistant.retriever import HybridRetriever
+from assistant.retrieval.retriever import HybridRetriever
 from index_builder.chunking import Chunk
 from index_builder.documents import Document
 from index_builder.pipeline import write_documents

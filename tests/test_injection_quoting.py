@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant import prompts
+from assistant.answering import prompts
 from assistant.cli.render import answer_block
-from assistant.events import Answer, Passage
-from assistant.quoting import answer_text, document_text
+from assistant.events.core import Answer, Passage
+from assistant.answering.quoting import answer_text, document_text
 from assistant.runner import run_question
 from models.reader.special_tokens import escape_special
 

@@ -3,8 +3,8 @@ the grounding check finds it supported it cites them, said to come from memory; 
 labelled "from memory", uncited (issue 30)."""
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
-from assistant.events import Answer, Passage
-from assistant.grounding import MEMORY, MEMORY_AGREES, SUPPORTED, ground
+from assistant.events.core import Answer, Passage
+from assistant.grounding.verdict import MEMORY, MEMORY_AGREES, SUPPORTED, ground
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
 

@@ -1,14 +1,14 @@
-"""A yes/no about two things' nationality decided by their pages' openings (assistant/nationality.py):
+"""A yes/no about two things' nationality decided by their pages' openings (assistant/checks/nationality.py):
 which questions ask it, how a page's nationality is read, when it abstains, and the default
 pipeline's step, trace, eval record and option."""
 import pytest
 from helpers.answer_checks import check_seen
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant.events import Answer, Passage
-from assistant.nationality import asked_of, decide, named_pages, nations_in, page_nations, to_decide
+from assistant.events.core import Answer, Passage
+from assistant.checks.nationality import asked_of, decide, named_pages, nations_in, page_nations, to_decide
 from assistant.runner import run_question
-from assistant.step_text import resolved_phrase
+from assistant.events.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 

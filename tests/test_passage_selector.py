@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
-from assistant.events import Relevance, Retrieved
+from assistant.events.core import Relevance, Retrieved
 from assistant.judge_training.chain_fit import run_plain
 from assistant.judge_training.selector_fit import fit_gbm, gbm_json
-from assistant.pool_features import FEATURES, PoolPassage, pool_features
-from assistant.pool_select import merge_pool, search_order, selector_scores
+from assistant.retrieval.pool_features import FEATURES, PoolPassage, pool_features
+from assistant.retrieval.pool_select import merge_pool, search_order, selector_scores
 from assistant.runner import run_question
 from models.errors import ModelError
 from models.judges.passage_selector import SELECTOR_FILE, PassageSelector, TreeEnsemble
@@ -248,8 +248,8 @@ def test_train_selector_searches_a_training_file(tmp_path):
 def test_judge_union_ranks_later_searches_with_the_first_pool_as_expansions(judge_copy):
     """The multi-hop answer's pool: the first hop's judged pool plus what the sub-question searches
     added (as expansion finds, to the expansion depth), scored again against the question."""
-    from assistant.events import Passage
-    from assistant.rerank import judge_pool, judge_union
+    from assistant.events.core import Passage
+    from assistant.retrieval.rerank import judge_pool, judge_union
 
     write_selector(judge_copy, weight_feature="from_expansion")  # expansion depth 3
     name_selector(judge_copy)

@@ -2,9 +2,9 @@
 import pytest
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant.events import Answer, Note, Passage
-from assistant.prompt_fit import fit_passages
-from assistant.prompts import from_passages
+from assistant.events.core import Answer, Note, Passage
+from assistant.answering.prompt_fit import fit_passages
+from assistant.answering.prompts import from_passages
 from assistant.runner import run_question
 from models.errors import AssistantError
 

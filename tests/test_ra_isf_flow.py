@@ -1,6 +1,6 @@
 """Control flow of every RA-ISF branch with deterministic fake models."""
-from assistant.event_json import event_from_dict
-from assistant.events import (Answer, Decomposed, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer,
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import (Answer, Decomposed, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer,
                               SubQuestion)
 from assistant.runner import run_question
 from assistant.strategies import make_strategy

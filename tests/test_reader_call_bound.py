@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assistant.context import RunContext
-from assistant.events import Answer, Note
+from assistant.events.core import Answer, Note
 from assistant.runner import run_question
 from assistant.strategies import STRATEGIES
 

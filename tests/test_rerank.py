@@ -3,7 +3,7 @@ RA-ISF's relevance step), with each passage's score and rank before/after in the
 import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
-from assistant.events import Answer, Decomposed, Relevance
+from assistant.events.core import Answer, Decomposed, Relevance
 from assistant.runner import run_question
 from models.errors import ConfigError
 

@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from assistant.retriever import fts_query, fuse
+from assistant.retrieval.retriever import fts_query, fuse
 from assistant.strategies import make_strategy, parse_spec
-from assistant.answering import clean_answer
+from assistant.answering.generate import clean_answer
 from index_builder.chunking import Section, chunk_sections, markdown_sections
 from models.config import Settings, load_settings
 from models.errors import ConfigError

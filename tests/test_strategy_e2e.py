@@ -10,8 +10,8 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from assistant.event_json import event_from_dict
-from assistant.events import Answer, Detail, Draft, Note, Relevance, Retrieved, Token
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import Answer, Detail, Draft, Note, Relevance, Retrieved, Token
 from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from assistant.events import Detail, Retrieved
+from assistant.events.core import Detail, Retrieved
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
 from assistant.strategies.llmqa import parse_ranking, window_starts

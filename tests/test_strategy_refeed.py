@@ -3,7 +3,7 @@ import itertools
 
 import pytest
 
-from assistant.events import Detail, Draft, Note, Passage, Retrieved
+from assistant.events.core import Detail, Draft, Note, Passage, Retrieved
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
 from assistant.strategies.refeed import merge_feedback

@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from assistant.event_json import event_from_dict
-from assistant.events import Detail, Draft, Retrieved
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import Detail, Draft, Retrieved
 from assistant.runner import run_question
 from assistant.strategies.rq_rag import Trajectory, clean_query, normalize_answer, select
 

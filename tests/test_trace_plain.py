@@ -4,8 +4,8 @@ comparison, and files named by their whole path inside the indexed folder."""
 from __future__ import annotations
 
 from assistant.cli.render import TraceWriter
-from assistant.events import Passage, Relevance, Retrieved, Started
-from assistant.step_text import ordinal, passage_name, relevance_summary, score_vs
+from assistant.events.core import Passage, Relevance, Retrieved, Started
+from assistant.events.step_text import ordinal, passage_name, relevance_summary, score_vs
 
 POOL = [Passage(id=f"p{i}", text=f"Heron fact {i}.", path=f"projects/heron-{i}.md", source="/docs", score=0.03)
         for i in range(1, 6)]

@@ -9,7 +9,7 @@ import pytest
 from helpers.tui_backend import MULTI, FakeBackend
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, Static
 
-from assistant.events import Answer, Detail, Passage, Retrieved, SubQuestion
+from assistant.events.core import Answer, Detail, Passage, Retrieved, SubQuestion
 from tui.app import AnswerPanel, AssistantApp, DetailPanel, QuestionInput, StepTree
 from models.errors import AssistantError
 

@@ -124,7 +124,7 @@ def test_progress_line_for_folders_and_dumps():
 
 
 async def test_a_folder_and_a_file_go_into_named_collections_as_the_cli_puts_them(tmp_path):
-    from assistant.collection_service import list_collections, sources_of
+    from assistant.services.collections import list_collections, sources_of
 
     folder = make_folder(tmp_path, files=2)
     single = tmp_path / "plan.md"

@@ -1,5 +1,5 @@
 """Pulling a catalog reader from the app's settings (issue 33): the download runs in a child process
-(assistant/pull_service.py) fed by a stand-in hub on 127.0.0.1, shows a progress bar, is cancelled
+(assistant/services/pull.py) fed by a stand-in hub on 127.0.0.1, shows a progress bar, is cancelled
 by Cancel (the part kept, the next pull resumes it with a Range request), and offline fails with
 the one line `assistant models pull` gives, shown in the screen."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from helpers.gguf_tiny import chat_reader_header
 from helpers.tui_backend import FakeBackend
 from helpers.tui_index import wait_until
 
-from assistant import pull_service
+from assistant.services import pull as pull_service
 from models.downloads.catalog import CatalogEntry
 from models.downloads.catalog_fit import Placed
 from models.downloads.installed import load_installed

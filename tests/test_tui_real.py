@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from assistant.events import Answer, Retrieved
+from assistant.events.core import Answer, Retrieved
 from models.config import Settings
 from tui.app import AssistantApp, QuestionInput, StepTree
 from tui.backend import Backend

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers.tui_backend import MULTI, SNAPSHOT_INDEX, FakeBackend
 
-from assistant.events import Retrieved
+from assistant.events.core import Retrieved
 from tui.app import AssistantApp, QuestionInput, StepTree
 
 # error messages name the data folder: a fixed one that does not exist keeps them the same

@@ -7,7 +7,7 @@ import subprocess
 from helpers.tui_backend import FakeBackend
 from textual.widgets import Static
 
-from assistant.events import Passage
+from assistant.events.core import Passage
 from tui import file_opener, source_view
 from tui.app import AssistantApp, QuestionInput
 from tui.file_opener import heading_line, plan_open

@@ -8,8 +8,8 @@ import json
 
 from helpers.tui_backend import FakeBackend
 
-from assistant.details import QuestionRewritten
-from assistant.threads import ThreadStore, name_from_question
+from assistant.events.details import QuestionRewritten
+from assistant.conversation.threads import ThreadStore, name_from_question
 from tui.app import AnswerPanel, AssistantApp, QuestionInput
 from tui.steps import StepTree
 from tui.threads_screen import ThreadsScreen

@@ -1,5 +1,5 @@
 """A bare yes/no answer decided again by the reader's odds against its measured lean to yes
-(assistant/yes_no.py): which answers are weighed, which readers have a lean, what the steps and the
+(assistant/checks/yes_no.py): which answers are weighed, which readers have a lean, what the steps and the
 eval record say, and the option that turns it off."""
 import json
 import math
@@ -9,11 +9,11 @@ from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
-from assistant.events import Answer
+from assistant.events.core import Answer
 from assistant.runner import run_question
-from assistant.step_text import StepNarrator, resolved_phrase
+from assistant.events.step_text import StepNarrator, resolved_phrase
 from assistant.strategies import make_strategy
-from assistant.yes_no import bare_yes_no, log_odds_yes
+from assistant.checks.yes_no import bare_yes_no, log_odds_yes
 from models.downloads.catalog import CatalogEntry, load_catalog, yes_lean_of
 
 QUESTION = "Are Alpha and Beta both novelists?"  # nothing the nationality check would decide

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Input, Static, Tree
 
 from models.errors import AssistantError, Interrupted
 
-from assistant.events import Answer, Event, Started, Token
+from assistant.events.core import Answer, Event, Started, Token
 from assistant.strategies import DEFAULT_STRATEGY
 
 from .app_screens import ScreenKeys, typed_folder

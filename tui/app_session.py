@@ -74,7 +74,7 @@ class SessionKeys:
         """`o`: open the file of the passage in the detail pane at its heading or page (tui/file_opener.py)."""
         import subprocess
 
-        from assistant.events import Passage
+        from assistant.events.core import Passage
 
         from .file_opener import plan_open
         from .source_view import file_of

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from assistant.details import QuestionRewritten
-from assistant.events import Answer, Passage
+from assistant.events.details import QuestionRewritten
+from assistant.events.core import Answer, Passage
 
 from .panels import SAVED, AnswerPanel, DetailPanel
 from .steps import StepTree

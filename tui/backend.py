@@ -15,7 +15,7 @@ from models.config import Settings, load_settings
 
 from assistant import service
 from assistant.context import RunContext
-from assistant.events import Event
+from assistant.events.core import Event
 from assistant.service import ProgressCallback, StopCheck
 
 
@@ -80,14 +80,14 @@ class Backend:
     @staticmethod
     def pullable_readers(settings: Settings) -> list:
         """The catalog readers not installed yet, ordered for this machine (catalog_fit.Placed)."""
-        from assistant.pull_service import pullable_readers
+        from assistant.services.pull import pullable_readers
 
         return pullable_readers(settings)
 
     @staticmethod
     def pull_reader(settings: Settings, entry, on_progress=None, should_stop: StopCheck | None = None):
         """Download a catalog reader as `models pull` does; models.errors.Cancelled when stopped."""
-        from assistant.pull_service import pull
+        from assistant.services.pull import pull
 
         return pull(settings, entry, on_progress=on_progress, should_stop=should_stop)
 
@@ -102,7 +102,7 @@ class Backend:
         mid-call: the reader raises models.errors.Interrupted once should_stop() is true. In a
         thread, a follow-up is rewritten from its earlier turns, and the turn is saved."""
         if thread:
-            from assistant import chat_service
+            from assistant.conversation import chat as chat_service
 
             return chat_service.ask(question, spec, settings, thread=thread, should_stop=should_stop,
                                     context_factory=self.context_factory)
@@ -111,14 +111,14 @@ class Backend:
     @staticmethod
     def thread(settings: Settings, name: str):
         """The saved thread (an empty one when new); a bad name is an AssistantError."""
-        from assistant import chat_service
+        from assistant.conversation import chat as chat_service
 
         return chat_service.threads(settings).load(name, create=True)
 
     @staticmethod
     def thread_list(settings: Settings) -> list:
         """The saved threads, the most recent first, with their turn counts (a damaged file still listed)."""
-        from assistant import chat_service
+        from assistant.conversation import chat as chat_service
         from models.errors import AssistantError
 
         from .threads_screen import SavedThread
@@ -136,8 +136,8 @@ class Backend:
     @staticmethod
     def new_thread_name(settings: Settings, question: str) -> str:
         """A name for a new thread, taken from its first question and not yet used."""
-        from assistant import chat_service
-        from assistant.threads import name_from_question
+        from assistant.conversation import chat as chat_service
+        from assistant.conversation.threads import name_from_question
 
         return name_from_question(question, chat_service.threads(settings).names())
 
@@ -162,7 +162,7 @@ class Backend:
         cancelled (models.errors.Cancelled) when should_stop says so.
         """
         if collection:
-            from assistant.collection_service import check_name
+            from assistant.services.collections import check_name
 
             return service.add_source(settings, path, kind="document", on_progress=on_progress,
                                       should_stop=should_stop, embedder_factory=self.embedder_factory,
@@ -174,7 +174,7 @@ class Backend:
     def collections(settings: Settings) -> list:
         """The index's collections with their sizes (name, sources, documents, passages, bytes);
         none when there is no index yet."""
-        from assistant.collection_service import list_collections
+        from assistant.services.collections import list_collections
         from models.errors import AssistantError
 
         try:

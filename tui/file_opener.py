@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from assistant.events import Passage
+from assistant.events.core import Passage
 
 from .source_view import open_command
 

@@ -11,10 +11,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from assistant.details import RefeedDecision
-from assistant.events import Answer, Detail, Event, Passage, Relevance, Retrieved
-from assistant.quoting import shown_label
-from assistant.step_text import no_source, passage_name, relevance_summary, resolved_phrase, score_vs
+from assistant.events.details import RefeedDecision
+from assistant.events.core import Answer, Detail, Event, Passage, Relevance, Retrieved
+from assistant.answering.quoting import shown_label
+from assistant.events.step_text import no_source, passage_name, relevance_summary, resolved_phrase, score_vs
 
 MARKER = re.compile(r"(\[\d+\])")
 HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or click) to see it here. "

@@ -11,7 +11,7 @@ from typing import Callable
 
 from rich.text import Text
 
-from assistant.events import Passage
+from assistant.events.core import Passage
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 _WORD = re.compile(r"\w+")

@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets.option_list import Option
 
-from assistant.events import Answer, Event
-from assistant.step_text import passage_name
+from assistant.events.core import Answer, Event
+from assistant.events.step_text import passage_name
 
 from .panels import marked
 from .pick_list import PickListScreen

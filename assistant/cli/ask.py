@@ -85,7 +85,7 @@ def ask(
     from .. import service
     from ..demo_notice import demo_reader_notice
     from ..strategies import DEFAULT_STRATEGY, make_strategy
-    from ..threads import checked_name
+    from ..conversation.threads import checked_name
     from ..server.client import running_server
     from .conversation import question_events, show
 

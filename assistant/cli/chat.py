@@ -31,7 +31,7 @@ def chat(
     from models.config import load_settings
     from models.errors import AssistantError
 
-    from .. import chat_service
+    from ..conversation import chat as chat_service
     from ..strategies import DEFAULT_STRATEGY, make_strategy
 
     settings = load_settings()

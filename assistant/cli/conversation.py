@@ -11,8 +11,8 @@ import typer
 
 from models.config import Settings
 
-from ..details import QuestionRewritten
-from ..events import Answer, Event, Token
+from ..events.details import QuestionRewritten
+from ..events.core import Answer, Event, Token
 from .render import TraceWriter, answer_block
 
 
@@ -29,7 +29,7 @@ def question_events(question: str, strategy, spec: str, settings: Settings, thre
         url = server or running_server(settings)
         if url:
             return remote_ask(url, question, spec, thread)
-    from .. import chat_service
+    from ..conversation import chat as chat_service
 
     return chat_service.ask(question, strategy, settings, thread=thread, should_stop=should_stop,
                             context_factory=(lambda *_: context) if context is not None else None)

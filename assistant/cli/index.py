@@ -64,7 +64,7 @@ def add(
     """
     from models.errors import AssistantError
 
-    from ..collection_service import check_name
+    from ..services.collections import check_name
 
     kind, path = service.check_source("document", path)  # a bad path is said before any model loads
     collection = check_name(collection) if collection is not None else "default"
@@ -258,7 +258,7 @@ def collections(index: Optional[Path] = IndexOption) -> None:
 
     Example: assistant index collections
     """
-    from ..collection_service import list_collections
+    from ..services.collections import list_collections
 
     rows = list_collections(_settings(index))
     if not rows:
@@ -291,7 +291,7 @@ def remove(
     if (source is None) == (collection is None):
         raise BadInputError("name a source or --collection NAME (one of them)")
     if collection is not None:
-        from ..collection_service import remove_collection
+        from ..services.collections import remove_collection
 
         gone, removed = remove_collection(_settings(index), collection)
         typer.echo(f"removed collection {collection}: {len(gone)} sources, {removed} passages "

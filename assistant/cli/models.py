@@ -52,7 +52,7 @@ def export_judge(
     from models.config import load_settings
     from models.user_config import use_t5_judge
 
-    from .. import judge_service
+    from ..services import judges as judge_service
 
     settings = load_settings(config_may_be_missing=True)  # `use_t5_judge` may create the config file
     folder = judge_service.export_t5_judge(
@@ -110,7 +110,7 @@ def pull(
     from models.config import load_settings
     from models.errors import ModelError
     from models.downloads.pull import pull_entry, pull_gguf
-    from assistant.pull_service import user_offline
+    from assistant.services.pull import user_offline
 
     from .progress import download_bar
 

@@ -1,9 +1,9 @@
 """Plain-text rendering of events for the terminal (--trace and the final answer)."""
 from __future__ import annotations
 
-from ..events import Answer, Event, Relevance, Retrieved
-from ..quoting import shown_label
-from ..step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
+from ..events.core import Answer, Event, Relevance, Retrieved
+from ..answering.quoting import shown_label
+from ..events.step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
 
 
 class TraceWriter:

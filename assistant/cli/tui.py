@@ -47,7 +47,7 @@ def tui_command(thread: Optional[str] = typer.Option(
                                      "Ctrl+N starts a new one, F7 lists them, F6 exports as Markdown).")) -> None:
     """Open the full-screen app (same as running `assistant` with no command)."""
     if thread is not None:
-        from ..threads import checked_name
+        from ..conversation.threads import checked_name
 
         checked_name(thread)
     open_app(thread)

@@ -12,8 +12,8 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..details import DatedChoice, NationalityCheck, RefeedDecision, YesNoCheck
-from ..events import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
+from ..events.details import DatedChoice, NationalityCheck, RefeedDecision, YesNoCheck
+from ..events.core import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
 from .support import citation_record
@@ -79,9 +79,9 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "refeed": top_level_detail(events, RefeedDecision),
         # the yes/no answer as the reader wrote it, its log-odds and the lean: other leans can be scored
         "yes_no": top_level_detail(events, YesNoCheck),
-        # the pick as the reader wrote it and the dates that decided it (assistant/dated_choice.py)
+        # the pick as the reader wrote it and the dates that decided it (assistant/checks/dated_choice.py)
         "dates": top_level_detail(events, DatedChoice),
-        # the yes/no as written and the nationalities that decided it (assistant/nationality.py)
+        # the yes/no as written and the nationalities that decided it (assistant/checks/nationality.py)
         "nationality": top_level_detail(events, NationalityCheck),
     }
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..citations import normalise
-from ..events import Passage
+from ..grounding.citations import normalise
+from ..events.core import Passage
 from .datasets import Paragraph, QAExample
 
 PREFIX = 80  # characters of a passage's normalised text looked for in the paragraph's

@@ -4,7 +4,7 @@ A state is the passages kept so far: none, each supporting passage alone, and ea
 supporting passages in hop order (MuSiQue's question_decomposition; the file's order elsewhere).
 Under a state every other candidate is a row, labelled 1 when it is a supporting passage not yet
 kept; the hop searches of the state (question + each kept passage) are made as at run time.
-`chain_recall` runs the greedy selection (assistant/chain_select.py) on questions the model
+`chain_recall` runs the greedy selection (assistant/retrieval/chain_select.py) on questions the model
 never saw, for the lab's held-out measurement.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..chain_select import CHAIN_FEATURES, ChainCandidate, ChainView, HopSearches, hop_query, select_chain
+from ..retrieval.chain_select import CHAIN_FEATURES, ChainCandidate, ChainView, HopSearches, hop_query, select_chain
 from .selector_fit import fit_gbm, fold_of, gbm_json
 
 MAX_HOPS = 4

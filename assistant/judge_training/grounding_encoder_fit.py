@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..grounding_features import ENCODER_FEATURES, Text, encoder_columns, encoder_pair
+from ..grounding.features import ENCODER_FEATURES, Text, encoder_columns, encoder_pair
 from .grounding_encoder_train import ENCODER_FOLDER, three_way
 from .grounding_train import TARGET_PRECISION, ClaimSet, build, measure, out_of_fold, set_rows, threshold_for
 from .relevance_data import check_data_dir, training_questions

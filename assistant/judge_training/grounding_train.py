@@ -27,8 +27,8 @@ import numpy as np
 
 from models.errors import AssistantError
 
-from ..citations import normalise
-from ..grounding_features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, names
+from ..grounding.citations import normalise
+from ..grounding.features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, names
 from .grounding_read_sets import read_set_rows
 from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json

@@ -65,7 +65,7 @@ def search_pools(questions: list[Question], data_dir: Path, shared_data: Path, e
     from assistant.evaluation.corpus import build_dataset_corpus
     from index_builder.store import IndexStore
 
-    from ..retriever import HybridRetriever
+    from ..retrieval.retriever import HybridRetriever
 
     pools: dict[str, list[PoolPassage]] = {}
     for name in sorted({q.file for q in questions}):

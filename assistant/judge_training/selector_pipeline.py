@@ -20,8 +20,8 @@ from models.errors import AssistantError
 from models.judges.passage_selector import SELECTOR_FILE
 from models.judges.relevance import SETTINGS_FILE, check_folder
 
-from ..pool_features import FEATURES, PoolPassage, pool_features
-from ..pool_select import expansion_queries, merge_pool, search_order
+from ..retrieval.pool_features import FEATURES, PoolPassage, pool_features
+from ..retrieval.pool_select import expansion_queries, merge_pool, search_order
 from .relevance_data import check_data_dir, training_questions
 from .relevance_metrics import all_found
 from .relevance_pairs import key_of_path, supporting_keys
@@ -49,7 +49,7 @@ def search_pools(questions, shared_data: Path, data_dir: Path, embedder, expansi
     from models.errors import IndexBusy
     from index_builder.store import IndexStore
 
-    from ..retriever import HybridRetriever
+    from ..retrieval.retriever import HybridRetriever
 
     found_pools: dict[str, list[dict]] = {}
     if cache and Path(cache).is_file():

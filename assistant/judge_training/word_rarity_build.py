@@ -19,7 +19,7 @@ from typing import Iterable
 from models.errors import AssistantError
 from models.judges.word_rarity import WordRarity, shipped_rarity_path
 
-from ..grounding_features import words
+from ..grounding.features import words
 from .relevance_data import check_data_dir, training_questions
 
 MIN_COUNT = 2

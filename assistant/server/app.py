@@ -13,9 +13,9 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
-from assistant import chat_service
-from assistant.details import QuestionRewritten
-from assistant.events import Answer, Token
+from assistant.conversation import chat as chat_service
+from assistant.events.details import QuestionRewritten
+from assistant.events.core import Answer, Token
 from assistant.strategies import DEFAULT_STRATEGY, STRATEGIES, make_strategy, parse_spec
 from models.config import Settings
 from models.errors import AssistantError, BadRequest, Interrupted

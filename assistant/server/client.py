@@ -7,8 +7,8 @@ import json
 from typing import Iterator
 from urllib.parse import urlsplit
 
-from assistant.event_json import event_from_dict
-from assistant.events import Event
+from assistant.events.event_json import event_from_dict
+from assistant.events.core import Event
 from models.config import Settings
 from models.errors import AssistantError
 

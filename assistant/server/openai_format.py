@@ -6,9 +6,9 @@ import json
 import time
 import uuid
 
-from assistant.events import Answer, Passage, Token
+from assistant.events.core import Answer, Passage, Token
 from models.errors import BadRequest
-from assistant.threads import Turn
+from assistant.conversation.threads import Turn
 
 SOURCES_HEADING = "\n\nSources:"
 
@@ -101,7 +101,7 @@ class ChunkStream:
         return self.chunk({"content": event.text})
 
     def finish(self, answer: Answer, standalone: str) -> str:
-        from assistant.answering import clean_answer
+        from assistant.answering.generate import clean_answer
 
         final = answer.marked_text or answer.text or "(no answer)"
         said = clean_answer(self.streamed)

@@ -7,7 +7,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import AsyncIterator, Awaitable, Callable, Iterator
 
-from assistant.events import Event
+from assistant.events.core import Event
 
 _DONE = object()
 POLL_SECONDS = 0.25  # how often a waiting request checks whether its client is still there

@@ -1,12 +1,12 @@
-"""The interface every strategy implements (answer generation is assistant/answering.py)."""
+"""The interface every strategy implements (answer generation is assistant/answering/generate.py)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..answering import StrategyRun
+from ..answering.generate import StrategyRun
 
 if TYPE_CHECKING:
-    from ..grounding import GroundingRule
+    from ..grounding.verdict import GroundingRule
 from ..context import RunContext
 from .options import Option, StrategyOptions, as_spec_text
 
@@ -30,8 +30,8 @@ class Strategy:
 
     @property
     def grounding(self) -> "GroundingRule | None":
-        """The rule of the grounding check of its answers (assistant/grounding.py), or None for the
-        older word-overlap attribution (assistant/citations.py)."""
+        """The rule of the grounding check of its answers (assistant/grounding/verdict.py), or None for the
+        older word-overlap attribution (assistant/grounding/citations.py)."""
         return None
 
     @classmethod

@@ -6,23 +6,23 @@ then ReFeed's check of the answer against a fresh search.
 3. sufficiency: the judge's scores say whether the top passages hold all the support. If they do,
    the reader answers from them (one call, a short prompt: plain RAG's cost or less); if not, or
    if that answer is "unknown",
-4. the missing hop (assistant/hops.py): sub-questions answered in order, each searched with the
+4. the missing hop (assistant/answering/hops.py): sub-questions answered in order, each searched with the
    earlier sub-answers filled in; then everything any search found goes into one pool, ranked by
    the judge against the question itself, and the final answer reads its top passages
    (hop_read=union; hop_read=first: the first hop's top 3 and each sub-question's new top 2).
-   With chain=true both read sets are picked hop by hop instead (assistant/chain_read.py: each next
+   With chain=true both read sets are picked hop by hop instead (assistant/retrieval/chain_read.py: each next
    passage given those kept, after a search with the question plus the kept passage) and read in
    hop order.
    The (sub-question, sub-answer) pairs go into that prompt only with hop_facts=true: on training
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
    passages the answer did not read, the reader refines, and the likelier answer is kept;
-6. yes/no (assistant/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
+6. yes/no (assistant/checks/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
    yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean); and a
    pick between two options by the dates their pages give, when the question asks which came first
-   or last ("Who was born first, A or B?", assistant/dated_choice.py); and a yes/no about two
-   things' nationality by what their pages' openings say (assistant/nationality.py);
-7. the grounding check (assistant/grounding.py, run by the runner): each sentence cites the passages
+   or last ("Who was born first, A or B?", assistant/checks/dated_choice.py); and a yes/no about two
+   things' nationality by what their pages' openings say (assistant/checks/nationality.py);
+7. the grounding check (assistant/grounding/verdict.py, run by the runner): each sentence cites the passages
    the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
    supports is labelled "not in your documents"; a memory answer is labelled as such
    (memory=false: no memory answers at all).
@@ -38,18 +38,18 @@ from typing import Annotated, Literal
 
 from models.errors import BudgetExceeded
 
-from .. import prompts
+from ..answering import prompts
 from ..context import Result, RunContext
-from ..chain_read import chain_read_set
-from ..details import PipelineStage
-from ..events import Note
-from ..grounding import GroundingRule
-from ..hops import add_new, follow_hops, is_unknown
-from ..rerank import Ranked, judge_pool, judge_union
-from ..answering import StrategyRun, generate_answer
-from ..dated_choice import to_decide, weigh_dates
-from ..nationality import to_decide as nationality_to_decide, weigh_nationality
-from ..yes_no import lean_to_weigh, weigh_yes_no
+from ..retrieval.chain_read import chain_read_set
+from ..events.details import PipelineStage
+from ..events.core import Note
+from ..grounding.verdict import GroundingRule
+from ..answering.hops import add_new, follow_hops, is_unknown
+from ..retrieval.rerank import Ranked, judge_pool, judge_union
+from ..answering.generate import StrategyRun, generate_answer
+from ..checks.dated_choice import to_decide, weigh_dates
+from ..checks.nationality import to_decide as nationality_to_decide, weigh_nationality
+from ..checks.yes_no import lean_to_weigh, weigh_yes_no
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .ra_isf import self_knowledge
@@ -67,10 +67,10 @@ class DefaultPipeline(Strategy):
         hop: Literal["auto", "always", "never"] = "auto"
         hop_read: Literal["union", "first"] = "union"
         hop_facts: bool = False
-        chain: bool = True  # the read set picked hop by hop (assistant/chain_read.py), in hop order
+        chain: bool = True  # the read set picked hop by hop (assistant/retrieval/chain_read.py), in hop order
         refine: bool = True
         keep: KeepRule = "prob"
-        # trust (assistant/grounding.py): cite by the trained check; label what nothing supports
+        # trust (assistant/grounding/verdict.py): cite by the trained check; label what nothing supports
         # "not in your documents"; allow answers from the reader's memory (labelled as such); let the
         # check also read claim and passage together with its small cross-encoder (off: it lost to
         # the word features on recorded answers to training questions, models/grounding_model/encoder)
@@ -90,13 +90,13 @@ class DefaultPipeline(Strategy):
         compare: bool = True  # false: the pages a comparison names are held to coverage and links too
         names: Annotated[int, Range(0, 100)] = 75
         # a bare yes/no answer decided again by the reader's odds of yes over no against its
-        # measured lean to yes (assistant/yes_no.py; readers with no measured lean: no change)
+        # measured lean to yes (assistant/checks/yes_no.py; readers with no measured lean: no change)
         yes_no: bool = True
         # a pick between two options decided by the dates their pages give, when the question asks
-        # which came first or last (assistant/dated_choice.py)
+        # which came first or last (assistant/checks/dated_choice.py)
         dates: bool = True
         # a yes/no about two things' nationality ("of the same nationality?", "both American?")
-        # decided by the nationality their pages' openings give (assistant/nationality.py)
+        # decided by the nationality their pages' openings give (assistant/checks/nationality.py)
         nationality: bool = True
 
     name = "default"

@@ -22,11 +22,11 @@ import numpy as np
 
 from models.errors import OptionError
 
-from .. import prompts
+from ..answering import prompts
 from ..context import RunContext
-from ..details import Expansion, QueryExpanded, Reranked
-from ..events import Passage
-from ..answering import StrategyRun, generate_answer
+from ..events.details import Expansion, QueryExpanded, Reranked
+from ..events.core import Passage
+from ..answering.generate import StrategyRun, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P

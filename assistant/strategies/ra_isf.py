@@ -10,12 +10,12 @@ from typing import Annotated
 
 from models.config import allowed
 
-from .. import prompts
+from ..answering import prompts
 from ..context import Result, RunContext
-from ..events import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
-from ..hops import fill_references
-from ..rerank import judge_pool
-from ..answering import StrategyRun, generate_answer
+from ..events.core import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
+from ..answering.hops import fill_references
+from ..retrieval.rerank import judge_pool
+from ..answering.generate import StrategyRun, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
 

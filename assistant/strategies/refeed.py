@@ -16,13 +16,13 @@ from typing import Annotated, Literal, Sequence, get_args
 
 from models.errors import BudgetExceeded
 
-from .. import prompts
+from ..answering import prompts
 from ..context import Result, RunContext
-from ..answer_norm import normalize as normalize_answer
-from ..details import FeedbackPassage, RefeedDecision, RefeedDrafts, RefeedFeedback, Scored
-from ..events import Draft, Note, Passage
-from ..rerank import Ranked, judge_pool
-from ..answering import StrategyRun, clean_answer, generate_answer
+from ..answering.answer_norm import normalize as normalize_answer
+from ..events.details import FeedbackPassage, RefeedDecision, RefeedDrafts, RefeedFeedback, Scored
+from ..events.core import Draft, Note, Passage
+from ..retrieval.rerank import Ranked, judge_pool
+from ..answering.generate import StrategyRun, clean_answer, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
 

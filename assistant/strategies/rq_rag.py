@@ -22,13 +22,13 @@ from typing import Annotated, Literal, Sequence, get_args
 from models.errors import BudgetExceeded
 from models.judges.prompted import yes_no_verdict
 
-from .. import prompts
+from ..answering import prompts
 from ..context import Result, RunContext
-from ..answer_norm import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
-from ..details import QueryRefined, SearchDecision, Trajectory as TrajectoryStep
-from ..events import Draft, Note, Passage
-from ..prompt_fit import fit_passages
-from ..answering import StrategyRun, clean_answer
+from ..answering.answer_norm import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
+from ..events.details import QueryRefined, SearchDecision, Trajectory as TrajectoryStep
+from ..events.core import Draft, Note, Passage
+from ..answering.prompt_fit import fit_passages
+from ..answering.generate import StrategyRun, clean_answer
 from .base import Strategy
 from .options import Aliases, Range, StrategyOptions, Subset
 from .simple import Direct

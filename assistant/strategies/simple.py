@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from models.errors import ConfigError
 
-from .. import prompts
+from ..answering import prompts
 from ..context import RunContext
-from ..rerank import judge_pool
-from ..answering import StrategyRun, generate_answer
+from ..retrieval.rerank import judge_pool
+from ..answering.generate import StrategyRun, generate_answer
 from .base import Strategy
 from dataclasses import dataclass
 

@@ -30,7 +30,7 @@ class CatalogEntry:
     good_for: str = ""  # what to use it for, in a few words
     sha256: str = ""  # the reader file's hash: a file added by hand with this hash is this entry
     # the log-odds by which this reader leans to "yes" on a yes/no question, measured on training
-    # questions (assistant/yes_no.py); 0: not measured, its yes/no answers stand as written
+    # questions (assistant/checks/yes_no.py); 0: not measured, its yes/no answers stand as written
     yes_lean: float = 0.0
 
     @property

@@ -1,6 +1,6 @@
 """The chain scorer: a small tree ensemble scoring the next passage of a chain, stored as JSON.
 
-It reads features of each candidate under the passages already kept (assistant/chain_select.py:
+It reads features of each candidate under the passages already kept (assistant/retrieval/chain_select.py:
 the bridge entity, the question words still open, the selector's score, the hop search's rank)
 and gives P(supporting and not yet kept). `stop` ends the chain; `max_hops` bounds its searches.
 Made by lab/chain_recall.py --write (assistant/judge_training/chain_fit.py); the file sits in

@@ -2,7 +2,7 @@
 with the encoder's score) and the encoder that reads claim and passage together.
 
 Trees: plain JSON evaluated in numpy, like the passage selector: no pickle, a millisecond per answer.
-Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding_features.py);
+Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding/features.py);
 claim_encoder by `python -m assistant.judge_training.grounding_encoder_fit --ship`.
 Encoder (encoder/): a MiniLM cross-encoder, int8 ONNX, run as the relevance judge is
 (models.judges.relevance); made by `python -m assistant.judge_training.grounding_encoder_train`.

@@ -1,7 +1,7 @@
 """The second-stage passage selector: small tree ensembles over pool features, stored as JSON.
 
 The relevance judge reads one (question, passage) pair at a time; the selector also sees the
-pool (assistant/pool_features.py): search rank, question coverage, titles named in the question
+pool (assistant/retrieval/pool_features.py): search rank, question coverage, titles named in the question
 or in other high-ranked passages. Two stages: the first ranks the pool from the search's order,
 the second re-reads the links between passages under the first stage's order. Made by
 `assistant judge train-selector`; the file sits in the judge folder (selector.json).

@@ -27,7 +27,7 @@ DECOMPOSE_SYSTEM = (
     "each one to be looked up on its own. Where a question needs the answer of an earlier one, write "
     "#1, #2, ... for that answer. Reply with a JSON list of strings and nothing else."
 )
-# "#1": the answer to question 1, filled in before question 2 is looked up (assistant/hops.py):
+# "#1": the answer to question 1, filled in before question 2 is looked up (assistant/answering/hops.py):
 # "Where was #1 born?" searches for the director by name, the bridge the question never names.
 DECOMPOSE_EXAMPLE = (
     "Question: Which country is the birthplace of the director of the film Jaws?",

@@ -1,5 +1,5 @@
 """How rare each word is in encyclopedic text: the weight of a question's word in the grounding
-check's coverage (assistant/grounding_rules.py), shipped in models/grounding_model/word_rarity.json.
+check's coverage (assistant/grounding/rules.py), shipped in models/grounding_model/word_rarity.json.
 
 A passage about another subject holds a question's common words ("film", "city", "school") and not
 its rare ones ("Lutheran", "Nerdist"): counted by rarity, its coverage of the question falls.

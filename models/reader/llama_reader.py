@@ -148,7 +148,7 @@ class Reader(Interruptible):
     def _eval_prompt(self, tokens: list[int]) -> np.ndarray:
         """Evaluate tokens, reusing the longest cached prefix; return the last token's logits."""
         if len(tokens) >= self.n_ctx:
-            # passages are trimmed to fit before they get here (assistant/prompt_fit.py), so
+            # passages are trimmed to fit before they get here (assistant/answering/prompt_fit.py), so
             # what is left too long is mostly the question itself
             raise ModelError(f"prompt of {len(tokens)} tokens does not fit the reader's context of "
                              f"{self.n_ctx}; shorten the question, lower --k or raise n_ctx")

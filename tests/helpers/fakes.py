@@ -7,7 +7,7 @@ from models.judges.judge import Verdict
 from models.reader.llama_reader import Generation, ReaderStats, Scored
 
 from assistant.context import RunContext
-from assistant.events import Passage
+from assistant.events.core import Passage
 
 
 class FakeReader(Interruptible):
@@ -89,7 +89,7 @@ class FakeRetriever:
         return self.passages[:k]
 
     def similarity(self, query, texts):
-        from assistant.retriever import cosine_to_query
+        from assistant.retrieval.retriever import cosine_to_query
 
         return cosine_to_query(self.embedder, query, texts) if self.embedder is not None else None
 

@@ -141,13 +141,13 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 # What only the core's services may use (assistant/service.py for questions and the index,
-# assistant/judge_service.py for training judges): a front end that imported one of these would
+# assistant/services/judges.py for training judges): a front end that imported one of these would
 # be opening the index, taking its lock, picking an indexer, loading a question's models or
 # training a judge itself, a second implementation beside the service's. All of index_builder
 # is behind the service (it re-exports the few names a front end shows: safe_name, the
 # passage-file suffixes, the progress and stop-check types).
 SERVICE_ONLY = ("index_builder", "assistant.judge_training", "assistant.evaluation.corpus", "assistant.runner",
-                "assistant.retriever")
+                "assistant.retrieval.retriever")
 
 
 def _behind_the_service(target: str) -> bool:
@@ -165,8 +165,7 @@ def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
 # below them the steps every strategy shares (answer generation, the missing hop, reranking,
 # prompts, events). A step that imported a strategy, or a strategy that imported evaluation,
 # would tie the pipeline to what is built on it.
-CORE_LEVELS = (("assistant.service", "assistant.chat_service", "assistant.judge_service", "assistant.collection_service",
-                "assistant.model_rows"), ("assistant.evaluation", "assistant.judge_training"),
+CORE_LEVELS = (("assistant.service", "assistant.services", "assistant.conversation.chat"), ("assistant.evaluation", "assistant.judge_training"),
                ("assistant.runner",), ("assistant.strategies",))
 
 

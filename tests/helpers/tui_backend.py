@@ -13,7 +13,7 @@ import numpy as np
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever
 
 from assistant.context import RunContext
-from assistant.events import Answer
+from assistant.events.core import Answer
 from models.config import Settings
 from tui.backend import Backend, IndexInfo, SourceInfo
 

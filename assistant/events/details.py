@@ -1,7 +1,7 @@
 """Typed messages for the steps only one strategy takes (a pipeline stage, ReFeed's check,
 RQ-RAG's refinements, LLMQA's expansion and rerank).
 
-Each is a `Detail` event with named fields, so front ends (assistant/step_text.py, the app) read
+Each is a `Detail` event with named fields, so front ends (assistant/events/step_text.py, the app) read
 them by name instead of decoding a dict. On the wire they keep one shape: `{"type": "detail",
 "kind": ..., "summary": ..., "data": {the fields}}` (`--json`, recorded results).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .events import Detail, register_detail
+from .core import Detail, register_detail
 
 
 @dataclass
@@ -172,7 +172,7 @@ class ChainHop:
 @register_detail
 @dataclass
 class ChainSelected(Detail):
-    """The default pipeline's read set chosen as a chain (assistant/chain_read.py): which hop found what."""
+    """The default pipeline's read set chosen as a chain (assistant/retrieval/chain_read.py): which hop found what."""
 
     kind: ClassVar[str] = "chain.selected"
     hops: list[ChainHop] = field(default_factory=list)
@@ -184,7 +184,7 @@ class ChainSelected(Detail):
 @dataclass
 class YesNoCheck(Detail):
     """The default pipeline's yes/no answer decided again against the reader's lean to yes
-    (assistant/yes_no.py)."""
+    (assistant/checks/yes_no.py)."""
 
     kind: ClassVar[str] = "yes_no.check"
     answer: str = ""  # what the reader wrote: Yes or No
@@ -197,7 +197,7 @@ class YesNoCheck(Detail):
 @dataclass
 class DatedChoice(Detail):
     """The default pipeline's pick between two options decided by the dates their pages give
-    (assistant/dated_choice.py)."""
+    (assistant/checks/dated_choice.py)."""
 
     kind: ClassVar[str] = "dates.choice"
     options: list[str] = field(default_factory=list)  # the two, in the question's order
@@ -213,7 +213,7 @@ class DatedChoice(Detail):
 @dataclass
 class NationalityCheck(Detail):
     """The default pipeline's yes/no about two things' nationality decided by their pages
-    (assistant/nationality.py)."""
+    (assistant/checks/nationality.py)."""
 
     kind: ClassVar[str] = "nationality.check"
     answer: str = ""  # what the reader wrote: Yes, No or unknown

@@ -1,7 +1,7 @@
 """The chain selector in a run: the judged pool's read set chosen again as a chain, in hop order.
 
 `rerank.judge_pool` ranks a pool passage by passage; here the same number of passages is picked
-one by one by the trained chain scorer (assistant/chain_select.py, models/judges/chain_scorer.py),
+one by one by the trained chain scorer (assistant/retrieval/chain_select.py, models/judges/chain_scorer.py),
 each given those already kept, with a search for the next hop after each of the first picks
 (question + that passage: no reader call). The read set comes back in hop order, so the answer
 prompt shows how the facts connect, and a `ChainSelected` step says which hop found what.
@@ -12,9 +12,9 @@ from dataclasses import replace
 from typing import Generator
 
 from .chain_select import CHAIN_FEATURES, ChainCandidate, select_chain
-from .context import RunContext
-from .details import ChainHop, ChainSelected
-from .events import Event
+from ..context import RunContext
+from ..events.details import ChainHop, ChainSelected
+from ..events.core import Event
 from .rerank import Ranked
 
 

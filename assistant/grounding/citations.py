@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .events import Passage
+from ..events.core import Passage
 
 # words that carry no evidence: a passage holding "the" or "is" supports nothing
 STOPWORDS = frozenset("""
@@ -60,7 +60,7 @@ def key_tokens(sentence: str, question: str = "") -> list[str]:
 @dataclass
 class Attribution:
     """The cited passages (numbered from 1 in this order) and the answer with [n] markers; with the
-    grounding check (assistant/grounding.py) also its verdict and, when unsupported, the closest passages."""
+    grounding check (assistant/grounding/verdict.py) also its verdict and, when unsupported, the closest passages."""
 
     cited: list[Passage] = field(default_factory=list)
     marked_text: str = ""

@@ -24,10 +24,10 @@ from typing import Callable, Sequence
 from models.judges.word_rarity import shipped_rarity
 
 from .citations import NO_ANSWER, Attribution, normalise, sentences
-from .events import Passage
-from .grounding_features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
+from ..events.core import Passage
+from .features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
                                  encoder_columns, encoder_pair, hop_rows, linked, links_any, names, writes_title)
-from .grounding_rules import (SentenceSupport, compares_its_pages, names_coverage, needed, offers_choice,
+from .rules import (SentenceSupport, compares_its_pages, names_coverage, needed, offers_choice,
                               question_coverage, restates_question, rests_on)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"

@@ -17,12 +17,12 @@ from dataclasses import replace
 
 from models.errors import BudgetExceeded, ModelError
 
-from . import prompts
-from .answering import StrategyRun
-from .context import Result, RunContext
-from .details import YesNoCheck
-from .events import Note
-from .prompt_fit import fit_passages
+from ..answering import prompts
+from ..answering.generate import StrategyRun
+from ..context import Result, RunContext
+from ..events.details import YesNoCheck
+from ..events.core import Note
+from ..answering.prompt_fit import fit_passages
 
 _BARE = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.I)
 YES_FORMS, NO_FORMS = ("Yes", "yes"), ("No", "no")

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
 from . import prompts
-from .answering import generate_answer
-from .context import RunContext
-from .events import Decomposed, Event, Passage, SubAnswer, SubQuestion
-from .rerank import judge_pool
+from .generate import generate_answer
+from ..context import RunContext
+from ..events.core import Decomposed, Event, Passage, SubAnswer, SubQuestion
+from ..retrieval.rerank import judge_pool
 
 MAX_SUB_QUESTIONS = 3  # each costs a search and a reader call
 SUB_PASSAGES = 3  # passages a sub-question's answer reads

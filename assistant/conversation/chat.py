@@ -6,11 +6,11 @@ from typing import Iterator, Sequence
 
 from models.config import Settings
 
-from . import service
-from .details import QuestionRewritten
-from .events import Answer, Event
+from .. import service
+from ..events.details import QuestionRewritten
+from ..events.core import Answer, Event
 from .followup import rewrite
-from .strategies import Strategy, make_strategy
+from ..strategies import Strategy, make_strategy
 from .threads import Thread, ThreadStore, Turn
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .answering import clean_answer
+from ..answering.generate import clean_answer
 from .threads import Turn
 
 REWRITE_TOKENS = 64

@@ -11,7 +11,7 @@ from models.errors import AssistantError
 def _size(path: Path) -> str:
     from models.judges.t5_onnx import folder_size
 
-    from .sizes import human_size
+    from ..sizes import human_size
 
     return human_size(folder_size(path) if path.is_dir() else path.stat().st_size)
 

@@ -3,7 +3,7 @@ the catalog readers not installed yet, and `models pull`'s own download run in a
 that reports its progress as JSON lines and that a cancel ends (the partial file stays, so the
 next pull resumes). A thread inside this process could not be stopped mid-request.
 
-Run as `python -m assistant.pull_service ENTRY_JSON DATA_DIR [--offline]` by `pull` only."""
+Run as `python -m assistant.services.pull ENTRY_JSON DATA_DIR [--offline]` by `pull` only."""
 from __future__ import annotations
 
 import json
@@ -50,7 +50,7 @@ def pull(settings: Settings, entry, on_progress: PullProgress | None = None,
     AssistantErrors the command gives."""
     from models.downloads.installed import Installed
 
-    command = [sys.executable, "-m", "assistant.pull_service", json.dumps(asdict(entry)), str(settings.data_dir)]
+    command = [sys.executable, "-m", "assistant.services.pull", json.dumps(asdict(entry)), str(settings.data_dir)]
     if user_offline():
         command.append("--offline")
     child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

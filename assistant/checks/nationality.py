@@ -14,12 +14,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .answering import StrategyRun
-from .context import Result, RunContext
-from .details import NationalityCheck
-from .events import Passage
-from .grounding_features import DISAMBIGUATION, Text, writes_title
-from .hops import is_unknown
+from ..answering.generate import StrategyRun
+from ..context import Result, RunContext
+from ..events.details import NationalityCheck
+from ..events.core import Passage
+from ..grounding.features import DISAMBIGUATION, Text, writes_title
+from ..answering.hops import is_unknown
 from .yes_no import bare_yes_no
 
 # demonym or country as pages write it -> one name per nationality (the UK's nations are British:

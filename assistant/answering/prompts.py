@@ -5,7 +5,7 @@ from typing import Sequence
 
 from models.judges.prompted import ANSWER_STYLE, closed_book_messages
 
-from .events import Passage
+from ..events.core import Passage
 from .quoting import document_text
 
 MAX_QUOTED_CHARS = 200  # a title or heading; longer is body text posing as one

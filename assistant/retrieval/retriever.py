@@ -8,7 +8,7 @@ from typing import Protocol, Sequence
 from index_builder.store import MAX_PARTITIONS, IndexStore
 from index_builder.store_tables import quote
 
-from .events import Passage
+from ..events.core import Passage
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 _COLUMNS = ["id", "title", "source", "path", "page", "section", "text"]

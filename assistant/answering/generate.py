@@ -1,14 +1,14 @@
 """Answer generation: run the reader on an answer prompt, stream its tokens, clean its answer.
 
-Below the strategies and the missing hop (assistant/hops.py), which both call it.
+Below the strategies and the missing hop (assistant/answering/hops.py), which both call it.
 """
 from __future__ import annotations
 
 import re
 from typing import Generator, Sequence
 
-from .context import Result, RunContext
-from .events import Draft, Event, Note, Passage, Token
+from ..context import Result, RunContext
+from ..events.core import Draft, Event, Note, Passage, Token
 from .prompt_fit import PromptBuilder, fit_passages
 
 StrategyRun = Generator[Event, None, Result]  # what a strategy (or a step of one) yields and returns

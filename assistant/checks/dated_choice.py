@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .answering import StrategyRun
+from ..answering.generate import StrategyRun
 from .choice_options import LEADING_ARTICLE, options_of, picked
-from .context import Result, RunContext
-from .details import DatedChoice
-from .events import Passage
-from .grounding_features import DISAMBIGUATION, words, written_name
+from ..context import Result, RunContext
+from ..events.details import DatedChoice
+from ..events.core import Passage
+from ..grounding.features import DISAMBIGUATION, words, written_name
 
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")

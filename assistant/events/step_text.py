@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .citations import normalise
+from ..grounding.citations import normalise
 from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory)
-from .events import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
+from .core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
 
 RESOLVED = {
@@ -69,7 +69,7 @@ def score_vs(score: float | None, threshold: float | None) -> str:
     return f"score {a} {'≥' if score >= threshold else '<'} {b}"
 
 
-# the default pipeline's checks that turn an answer mark it so (assistant/yes_no.py, dated_choice.py,
+# the default pipeline's checks that turn an answer mark it so (assistant/checks/yes_no.py, dated_choice.py,
 # nationality.py), in the order they run
 TURNED_BY = {"+yes/no": "its yes/no turned by the reader's odds against its lean to yes",
              "+dates": "its pick turned by the dates the two pages give",

@@ -7,15 +7,15 @@ passages mean shorter prompts, which on a CPU is most of an answer's time.
 When the judge folder carries a passage selector (selector.json, models/passage_selector.py),
 the selector decides: it may first search again for the missing hop (question + a top passage,
 no reader call), then scores the merged pool from features that see the links between passages
-(assistant/pool_select.py); the cross-encoder is then one of its features, or not used at all.
+(assistant/retrieval/pool_select.py); the cross-encoder is then one of its features, or not used at all.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
-from .context import RunContext
-from .events import Event, Passage, Relevance
+from ..context import RunContext
+from ..events.core import Event, Passage, Relevance
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from models.judges.word_rarity import WordRarity
 
-from .grounding_features import Text, content, held, links_any, names, writes_title
+from .features import Text, content, held, links_any, names, writes_title
 
 SAME_FACT = {"birth": ("born",), "born": ("birth",), "death": ("died", "die"), "died": ("death", "die"),
              "die": ("death", "died"), "dead": ("died", "death", "die")}

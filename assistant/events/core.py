@@ -140,7 +140,7 @@ DETAIL_BASE_FIELDS = ("step", "parent", "depth", "summary")
 @dataclass
 class Detail(Event):
     """A strategy-specific step (a pipeline stage, ReFeed, RQ-RAG, LLMQA): the typed subclasses
-    in assistant/details.py, each with its `kind` and named fields. On the wire the fields travel
+    in assistant/events/details.py, each with its `kind` and named fields. On the wire the fields travel
     in `data`, beside `kind` and a one-line `summary`."""
 
     type: ClassVar[str] = "detail"
@@ -186,9 +186,9 @@ class Answer(Event):
     resolved_by: str = ""  # self-knowledge | passages | decomposition | closed-book | ...
     counts: dict = field(default_factory=dict)  # retrievals, sub_questions, reader_calls, tokens
     seconds: float = 0.0
-    marked_text: str = ""  # the text with [n] markers after each sentence (assistant/citations.py)
+    marked_text: str = ""  # the text with [n] markers after each sentence (assistant/grounding/citations.py)
     passages_read: list[str] = field(default_factory=list)  # ids of all passages the reader was given
-    grounding: str = ""  # the grounding check's verdict (assistant/grounding.py); "" when not checked
+    grounding: str = ""  # the grounding check's verdict (assistant/grounding/verdict.py); "" when not checked
     closest: list[Passage] = field(default_factory=list)  # shown when nothing supports the answer
 
 

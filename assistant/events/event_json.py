@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import details  # noqa: F401  (registers the detail kinds)
-from .events import DETAIL_BASE_FIELDS, DETAIL_KINDS, EVENT_TYPES, Answer, Detail, Event, Passage
+from .core import DETAIL_BASE_FIELDS, DETAIL_KINDS, EVENT_TYPES, Answer, Detail, Event, Passage
 
 
 def event_from_dict(data: dict) -> Event:

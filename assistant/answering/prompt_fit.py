@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from models.errors import AssistantError
 
-from .events import Passage
+from ..events.core import Passage
 
 PromptBuilder = Callable[[Sequence[Passage]], list]
 MIN_PASSAGE_CHARS = 300  # shorter than this, a passage rarely still holds its fact: drop one instead

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .events import Passage
+from ..events.core import Passage
 from .pool_features import FEATURES, PoolPassage, pool_features
 
 

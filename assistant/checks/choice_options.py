@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .answer_norm import normalize
+from ..answering.answer_norm import normalize
 
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)  # "the Battle of Guam" is "Battle of Guam"
 # lower-case words inside a name ("Mahbub ul Haq", "Ibn al Arabi", "José Echegaray y Eizaguirre")
