@@ -36,11 +36,11 @@ def replay_record(record: dict) -> tuple[dict, str | None]:
     answer = seen_answer(record)
     passages = [Passage(id=p["id"], text=p["text"], title=p["title"]) for p in record.get("read") or []]
     how = None
-    dated = dated_choice.to_decide(record["question"], answer, passages)
+    dated = dated_choice.pick_to_decide(record["question"], answer, passages)
     if dated is not None:
         verdict, pick = dated
         answer, how = (verdict.options[verdict.decided] if verdict.decided != pick else answer), "dates"
-    origin = nationality.to_decide(record["question"], answer, passages)
+    origin = nationality.yes_no_to_decide(record["question"], answer, passages)
     if origin is not None:
         answer, how = origin.answer, "nationality"
     if how is None:

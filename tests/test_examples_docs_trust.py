@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.answering.answer_norm import normalize
+from assistant.answering.answer_norm import squad_normalize
 from assistant.events.core import Answer
 from assistant.grounding.verdict import SUPPORTED, UNSUPPORTED
 from assistant.runner import build_context, run_question
@@ -26,8 +26,8 @@ QWEN = Path("/root/.cache/gguf-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
 
 
 def right(answer: str, golds: list[str]) -> bool:
-    said = f" {normalize(answer)} "
-    return any(f" {normalize(g)} " in said for g in golds)
+    said = f" {squad_normalize(answer)} "
+    return any(f" {squad_normalize(g)} " in said for g in golds)
 
 
 def test_the_question_set_is_half_unanswerable():

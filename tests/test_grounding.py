@@ -12,7 +12,7 @@ from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
 from assistant.events.core import Passage
 from assistant.grounding.verdict import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
-from assistant.grounding.features import numbers_normalised, words
+from assistant.grounding.features import numbers_normalised, stemmed_words
 from models.config import Settings
 
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
@@ -34,7 +34,7 @@ def check(question, answer, passages=FOLDER, from_memory=False, **rule):
 
 
 def test_numbers_dates_and_number_words_are_one_form():
-    assert words("holds twelve people") == words("holds 12 people")
+    assert stemmed_words("holds twelve people") == stemmed_words("holds 12 people")
     assert numbers_normalised("on the 15th, 1,000 people") == "on the 15, 1000 people"
 
 
@@ -112,23 +112,23 @@ def test_question_coverage_counts_the_questions_own_words_in_the_cited_passages(
 
 def test_names_coverage_wants_the_questions_names_and_all_the_answers():
     from assistant.grounding.rules import SentenceSupport, names_coverage, rests_on
-    from assistant.grounding.features import Text, names
+    from assistant.grounding.features import Text, name_words
 
-    assert names("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
+    assert name_words("Who leads Project Otter, since 2019?") == ["project", "otter", "2019"]
     heron, otter = (Text.of(p.text, p.title) for p in FOLDER[:2])
     texts, question = [heron, otter], "Who leads Project Otter?"
 
     def coverage(sentence, passages, claims=1, asked=question, texts=texts):
         support = SentenceSupport(sentence, passages, 0.9, claims)
-        return names_coverage(names(asked), [(sentence, rests_on(support, texts, names(asked)))], texts)
+        return names_coverage(name_words(asked), [(sentence, rests_on(support, texts, name_words(asked)))], texts)
 
     assert coverage("Tomas Lindqvist", [1]) == 1.0
     assert coverage("Mira Okafor", [0]) == 0.5  # Heron's page: "Project", not "Otter"
     assert coverage("Who leads it?", [0], asked="Who leads it?") == 1.0  # no name asked, none stated
-    # a sentence that mixes the two pages names what the passage holding its claim does not, and
-    # Otter's page cited beside it as a bridge does not make it whole: neither names the other
+    # a sentence that mixes the two pages name_words what the passage holding its claim does not, and
+    # Otter's page cited beside it as a bridge does not make it whole: neither name_words the other
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1]) == 0.0
-    # a bridge that names the claim passage's title does count for the sentence
+    # a bridge that name_words the claim passage's title does count for the sentence
     bridge = Text.of("Project Otter borrows its lead from Project Heron.", "Project Otter")
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1], texts=[heron, bridge]) == 1.0
 
@@ -136,11 +136,11 @@ def test_names_coverage_wants_the_questions_names_and_all_the_answers():
 def test_a_stopword_opening_a_question_is_no_name():
     """"Does" stems to "doe", no stopword: as a name it was missing from every page, so a right yes
     about Project Otter's page was labelled "not in your documents"."""
-    from assistant.grounding.features import names
+    from assistant.grounding.features import name_words
 
-    assert names("Does Project Otter film kelp forests?") == ["project", "otter"]
-    assert names("This American film was directed by whom?") == ["american"]
-    assert names("Doe v. Wade was decided when?") == ["doe", "wade"]  # a name that opens the text stays
+    assert name_words("Does Project Otter film kelp forests?") == ["project", "otter"]
+    assert name_words("This American film was directed by whom?") == ["american"]
+    assert name_words("Doe v. Wade was decided when?") == ["doe", "wade"]  # a name that opens the text stays
     rule = dict(coverage=0.65, names=0.75)
     right = check("Does Project Otter film kelp forests?", "Yes", **rule)
     assert right.grounding == SUPPORTED and [p.id for p in right.cited] == ["otter"]
@@ -249,11 +249,11 @@ def test_an_unlinked_bridge_does_not_lend_its_name_unless_the_answer_compares_th
 
 
 def test_a_word_is_held_with_its_ending_aside_but_a_number_only_as_it_is():
-    from assistant.grounding.features import held
+    from assistant.grounding.features import word_held_in
 
-    assert held("portuguese", {"portugal"}) and held("director", {"directed"})
-    assert not held("1234567", {"1234599"}) and held("1234567", {"1234567"})
-    assert not held("film", {"filmed"})  # a short word must be there whole
+    assert word_held_in("portuguese", {"portugal"}) and word_held_in("director", {"directed"})
+    assert not word_held_in("1234567", {"1234599"}) and word_held_in("1234567", {"1234567"})
+    assert not word_held_in("film", {"filmed"})  # a short word must be there whole
 
 
 def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported():
@@ -267,7 +267,7 @@ def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported
     assert restates_question("The Joe Schmo Show", question)
     assert check(question, "The Joe Schmo Show", [show], names=0.75).grounding == UNSUPPORTED
     assert not restates_question("Terry Richardson", "Who is older, Annie Morton or Terry Richardson?")
-    # the question's words, but not a phrase of it: a new answer
+    # the question's stemmed_words, but not a phrase of it: a new answer
     assert not restates_question("Argand lamp", "This type of lamp was patented in 1780 by Aimé Argand?")
     assert not restates_question("yes", "Is the Joe Schmo Show a series?")
 
@@ -276,12 +276,12 @@ def test_a_page_sharing_nothing_with_the_question_or_its_support_is_no_bridge():
     """The hop trees read each candidate beside the others read with it; a user's folder holds pages
     about other things, and one of them being "the best of a bad lot" must not make it a bridge."""
     from assistant.grounding.verdict import shipped_trees
-    from assistant.grounding.features import Text, hop_rows, names
+    from assistant.grounding.features import Text, hop_rows, name_words
 
     question, claim = "How many people does the staff room hold?", "The staff room holds 12 people."
     handbook, *others = (Text.of(p.text, p.title) for p in (FOLDER[2], FOLDER[0], FOLDER[1], FOLDER[3]))
     trees = shipped_trees()
-    scores = trees.score("hop", hop_rows(Text.of(question), Text.of(claim), others, [handbook], names(question)))
+    scores = trees.score("hop", hop_rows(Text.of(question), Text.of(claim), others, [handbook], name_words(question)))
     assert max(scores) < trees.thresholds["hop"]
 
 
@@ -324,7 +324,7 @@ OTHER_FILM = Passage("other", "Paper Towns is a 2015 American mystery film, base
 
 
 def test_a_short_answer_rests_on_the_page_stating_it_and_the_bridge_naming_that_page():
-    """The claim trees doubt "2014" on the film's page, which holds few of the question's words
+    """The claim trees doubt "2014" on the film's page, which holds few of the question's stemmed_words
     (they sit on the composer's page naming the film): the page stating the answer, completed by a
     linked bridge, supports it. Without the bridge, or with a page that nothing links to, nothing does."""
     question = 'What year was the film that starred the composer for "The Naked Brothers Band"?'
@@ -339,11 +339,11 @@ def test_a_short_answer_rests_on_the_page_stating_it_and_the_bridge_naming_that_
 def test_names_and_words_hold_letters_of_any_script():
     """"Öresund" is a name (the question's capitals were A-Z only) and the same word as "Øresund"
     (Unicode does not split ø into o and an accent)."""
-    from assistant.grounding.citations import normalise
-    from assistant.grounding.features import name_phrases, names
+    from assistant.grounding.citations import text_for_matching
+    from assistant.grounding.features import name_phrases, name_words
 
-    assert "oresund" in names("How long is the bridge in the Öresund Region?")
-    assert normalise("Øresund Bridge") == normalise("Öresund Bridge") == "oresund bridge"
+    assert "oresund" in name_words("How long is the bridge in the Öresund Region?")
+    assert text_for_matching("Øresund Bridge") == text_for_matching("Öresund Bridge") == "oresund bridge"
     assert "lodz kaliska" in name_phrases("trains leave Łódź Kaliska station")
 
 

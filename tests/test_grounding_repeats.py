@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from assistant.events.core import Passage
 from assistant.grounding.verdict import SUPPORTED, GroundingRule, ground
-from assistant.grounding.rules import needed
+from assistant.grounding.rules import passages_needed
 from assistant.grounding.features import Text
 from assistant.strategies import make_strategy
 
@@ -18,7 +18,7 @@ STATE = Passage("state", "Oregon is a state in the Pacific Northwest.", "Oregon"
 
 class BothClaimPages:
     """Trees that pass the first two passages as holding the claim and no bridge: the check's
-    choice of pages is fixed, so what is cited depends on `needed` alone."""
+    choice of pages is fixed, so what is cited depends on `passages_needed` alone."""
     thresholds = {"claim": 0.5, "hop": 0.3}
     trees = {"claim": None, "hop": None}
 
@@ -32,12 +32,12 @@ def texts_of(*passages):
 
 def test_a_page_adding_no_word_of_the_question_or_answer_is_not_cited():
     texts = texts_of(OWN, SIBLING, STATE)
-    assert needed(QUESTION, "Oakridge", [0, 1], texts) == [0]
+    assert passages_needed(QUESTION, "Oakridge", [0, 1], texts) == [0]
     # the other way round the school's own page adds no word either, but the question names it
-    assert needed(QUESTION, "Oakridge", [1, 0], texts) == [1, 0]
+    assert passages_needed(QUESTION, "Oakridge", [1, 0], texts) == [1, 0]
     # a page holding a word of the answer the others lack stays ("Oregon")
-    assert needed(QUESTION, "Oakridge, Oregon", [1, 2], texts) == [1, 2]
-    assert needed(QUESTION, "Oakridge", [0], texts) == [0]
+    assert passages_needed(QUESTION, "Oakridge, Oregon", [1, 2], texts) == [1, 2]
+    assert passages_needed(QUESTION, "Oakridge", [0], texts) == [0]
 
 
 def test_a_page_the_question_names_is_kept_though_another_page_holds_its_words():
@@ -45,9 +45,9 @@ def test_a_page_the_question_names_is_kept_though_another_page_holds_its_words()
     first = Passage("a", "Aldermoor College is a college in Wexham, near Brackenfield School.", "Aldermoor College")
     second = Passage("b", "Brackenfield School is a school in Wexham.", "Brackenfield School")
     texts = texts_of(first, second)
-    assert needed(question, "Wexham", [0, 1], texts) == [0, 1]
+    assert passages_needed(question, "Wexham", [0, 1], texts) == [0, 1]
     unnamed = Passage("c", "Wexham Grammar is a school in Wexham.", "Wexham Grammar")
-    assert needed(question, "Wexham", [0, 1, 2], texts_of(first, second, unnamed)) == [0, 1]
+    assert passages_needed(question, "Wexham", [0, 1, 2], texts_of(first, second, unnamed)) == [0, 1]
 
 
 def test_the_check_cites_the_sibling_only_with_repeats_on():
@@ -68,5 +68,5 @@ def test_a_page_another_cited_page_names_by_title_is_kept_as_the_chains_next_lin
     town = Passage("town", "Ashby is a market town in Dunmore County.", "Ashby")
     sibling = Passage("lane", "Quarry Lane is an alley in Dunmore County.", "Quarry Lane")
     texts = texts_of(alley, town, sibling)
-    assert needed(question, "Dunmore County", [0, 1], texts) == [0, 1]  # the alley's page names Ashby
-    assert needed(question, "Dunmore County", [0, 2], texts) == [0]  # nothing names Quarry Lane
+    assert passages_needed(question, "Dunmore County", [0, 1], texts) == [0, 1]  # the alley's page names Ashby
+    assert passages_needed(question, "Dunmore County", [0, 2], texts) == [0]  # nothing names Quarry Lane

@@ -6,7 +6,7 @@ from helpers.answer_checks import check_seen
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
 from assistant.events.core import Answer, Passage
-from assistant.checks.nationality import asked_of, decide, named_pages, nations_in, page_nations, to_decide
+from assistant.checks.nationality import asked_of, decide, named_pages, nations_in, page_nations, yes_no_to_decide
 from assistant.runner import run_question
 from assistant.events.step_text import resolved_phrase
 from assistant.strategies import make_strategy
@@ -60,8 +60,8 @@ def test_it_decides_only_with_two_named_pages_each_with_a_nationality():
     assert verdict.answer == "No" and verdict.asked == "American"
     assert decide(SAME, [DERRICKSON]) is None  # Ed Wood's page not read
     assert decide(SAME, [DERRICKSON, Passage("ew", "Ed Wood made films.", "Ed Wood")]) is None
-    assert to_decide(SAME, "Both made horror films.", [DERRICKSON, WOOD]) is None  # not a yes/no or unknown
-    assert to_decide(SAME, "unknown", [DERRICKSON, WOOD]).answer == "Yes"
+    assert yes_no_to_decide(SAME, "Both made horror films.", [DERRICKSON, WOOD]) is None  # not a yes/no or unknown
+    assert yes_no_to_decide(SAME, "unknown", [DERRICKSON, WOOD]).answer == "Yes"
 
 
 def ask(answer: str, spec: str = "default"):

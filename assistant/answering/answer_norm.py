@@ -12,7 +12,7 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = set(string.punctuation)
 
 
-def normalize(text: str) -> str:
+def squad_normalize(text: str) -> str:
     """SQuAD v1.1 normalisation: lower case, no punctuation, no articles, single spaces."""
     text = text.lower()
     text = "".join(ch for ch in text if ch not in _PUNCTUATION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..answering.answer_norm import normalize
+from ..answering.answer_norm import squad_normalize
 
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)  # "the Battle of Guam" is "Battle of Guam"
 # lower-case words inside a name ("Mahbub ul Haq", "Ibn al Arabi", "José Echegaray y Eizaguirre")
@@ -35,18 +35,18 @@ def options_of(question: str) -> tuple[str, str] | None:
     if (head.split() or [""])[0].lower() in _OPENING_VERBS:  # "Is A or B the genus of more species?"
         second = _name_run(second)
     first = _name_at_end(head)
-    if not first or not second or normalize(first) == normalize(second):
+    if not first or not second or squad_normalize(first) == squad_normalize(second):
         return None
     return first, second
 
 
 def picked(answer: str, options: tuple[str, str]) -> int | None:
     """Which option (0 or 1) the answer names, by its normalised words; None for neither or both."""
-    said = normalize(answer)
+    said = squad_normalize(answer)
     if not said:
         return None
     hits = [i for i, option in enumerate(options)
-            if (o := normalize(option)) and (said == o or f" {said} " in f" {o} " or f" {o} " in f" {said} ")]
+            if (o := squad_normalize(option)) and (said == o or f" {said} " in f" {o} " or f" {o} " in f" {said} ")]
     return hits[0] if len(hits) == 1 else None
 
 

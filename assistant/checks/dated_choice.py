@@ -12,15 +12,17 @@ Without a page or a date for both, or with one date for both, the answer stands 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..answering.generate import StrategyRun
+from ..answering.origin import turned
+from .base import AnswerCheck
 from .choice_options import LEADING_ARTICLE, options_of, picked
 from ..context import Result, RunContext
 from ..events.details import DatedChoice
 from ..events.core import Passage
-from ..grounding.features import DISAMBIGUATION, words, written_name
+from ..grounding.features import DISAMBIGUATION, stemmed_words, written_name
 
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
@@ -144,13 +146,13 @@ def page_date(pages: Sequence[Passage], frame: DateFrame) -> Dated | None:
 
 
 def _opens_page(passage: Passage) -> bool:
-    """Whether a passage is its page's opening: a word of its title among its first words."""
-    title = set(words(DISAMBIGUATION.sub("", passage.title or "")))
-    return bool(title & set(words(passage.text[:80])))
+    """Whether a passage is its page's opening: a word of its title among its first stemmed_words."""
+    title = set(stemmed_words(DISAMBIGUATION.sub("", passage.title or "")))
+    return bool(title & set(stemmed_words(passage.text[:80])))
 
 
 def _after_verb(text: str, verb: str) -> Dated | None:
-    """The first date within a few words after the verb's stem on the page ("formed in 2008")."""
+    """The first date within a few stemmed_words after the verb's stem on the page ("formed in 2008")."""
     stem = verb.split()[0][:5] if len(verb) > 5 else verb.split()[0]
     for m in re.finditer(rf"\b{re.escape(stem)}\w*\b", text, re.I):
         found = dates_in(text[m.end():m.end() + 40])
@@ -165,18 +167,18 @@ def option_pages(option: str, passages: Sequence[Passage], question: str = "") -
     of one name ("Old Dogs", the band, and "Old Dogs (film)"), the one whose "(film)" the question
     names ("Which film ..."), else the best-ranked one (which may be a namesake: "Battle of Manila
     (1574)" for the battle of 1945; the trace names it)."""
-    said = " ".join(words(LEADING_ARTICLE.sub("", option)))
+    said = " ".join(stemmed_words(LEADING_ARTICLE.sub("", option)))
     found: dict[str, list[Passage]] = {}
     for p in passages:
         title = p.title or ""
         bare = LEADING_ARTICLE.sub("", DISAMBIGUATION.sub("", title))
-        if said and said in (written_name(title), " ".join(words(bare)), " ".join(words(title))):
+        if said and said in (written_name(title), " ".join(stemmed_words(bare)), " ".join(stemmed_words(title))):
             found.setdefault(title, []).append(p)
     if len(found) <= 1:
         return next(iter(found.values()), [])
-    asked = set(words(question))
+    asked = set(stemmed_words(question))
     named = [title for title in found if (kind := DISAMBIGUATION.search(title))
-             and set(words(kind.group(0))) & asked]
+             and set(stemmed_words(kind.group(0))) & asked]
     return found[named[0] if len(named) == 1 else next(iter(found))]
 
 
@@ -209,7 +211,7 @@ def decide(question: str, passages: Sequence[Passage]) -> DatedVerdict | None:
     return DatedVerdict(options, (pages[0][0].title, pages[1][0].title), (dates[0], dates[1]), decided, frame)
 
 
-def to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> tuple[DatedVerdict, int] | None:
+def pick_to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> tuple[DatedVerdict, int] | None:
     """The verdict and the option the answer picked, when the answer names one option and the dates
     decide; None otherwise (the answer then stands as written)."""
     verdict = decide(question, passages)
@@ -221,7 +223,7 @@ def to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> t
 
 def weigh_dates(answer: Result, verdict: DatedVerdict, pick: int, ctx: RunContext,
                 parent: int | None = None) -> StrategyRun:
-    """The answer (option `pick`), kept or turned to the option the dates answer (`to_decide`)."""
+    """The answer (option `pick`), kept or turned to the option the dates answer (`pick_to_decide`)."""
     options, decided = verdict.options, verdict.decided
     which = "earlier" if verdict.frame.earlier else "later"
     dates = "; ".join(f"{title}: {date.text}" for title, date in zip(verdict.pages, verdict.dates))
@@ -232,4 +234,16 @@ def weigh_dates(answer: Result, verdict: DatedVerdict, pick: int, ctx: RunContex
                       earlier=verdict.frame.earlier)
     if decided == pick:
         return answer
-    return replace(answer, text=options[decided], resolved_by=f"{answer.resolved_by}+dates")
+    return turned(answer, DatesDecide.mark, options[decided])
+
+
+class DatesDecide(AnswerCheck):
+    option, stage, mark, detail = "dates", "dates", "dates", DatedChoice
+    summary = "Compare the dates the two options' pages give"
+    suits = "encyclopedic pages"  # a page that opens with its subject's date; titles as options
+
+    def pending(self, question: str, answer: Result, ctx: RunContext) -> tuple[DatedVerdict, int] | None:
+        return pick_to_decide(question, answer.text, answer.citations)
+
+    def decide(self, question, answer, pending, ctx, parent=None):
+        return weigh_dates(answer, *pending, ctx, parent=parent)

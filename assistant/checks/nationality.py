@@ -11,10 +11,12 @@ without both, or without a nationality on each, the answer stands as written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..answering.generate import StrategyRun
+from ..answering.origin import turned
+from .base import AnswerCheck
 from ..context import Result, RunContext
 from ..events.details import NationalityCheck
 from ..events.core import Passage
@@ -138,7 +140,7 @@ def decide(question: str, passages: Sequence[Passage]) -> NationalityVerdict | N
     return NationalityVerdict((pages[0].title, pages[1].title), nations, asked, "Yes" if yes else "No")
 
 
-def to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> NationalityVerdict | None:
+def yes_no_to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> NationalityVerdict | None:
     """The verdict when the answer is a bare yes/no or "unknown" and the pages decide."""
     if not (bare_yes_no(answer_text) or (answer_text.strip() and is_unknown(answer_text))):
         return None
@@ -147,7 +149,7 @@ def to_decide(question: str, answer_text: str, passages: Sequence[Passage]) -> N
 
 def weigh_nationality(answer: Result, verdict: NationalityVerdict, ctx: RunContext,
                       parent: int | None = None) -> StrategyRun:
-    """The answer kept or turned to the verdict's Yes or No (`to_decide`)."""
+    """The answer kept or turned to the verdict's Yes or No (`yes_no_to_decide`)."""
     said = bare_yes_no(answer.text) or answer.text.strip()
     stated = "; ".join(f"{title}: {'/'.join(sorted(n))}" for title, n in zip(verdict.pages, verdict.nations))
     asked = "the same nationality" if verdict.asked == "same" else f"both {verdict.asked}"
@@ -157,4 +159,16 @@ def weigh_nationality(answer: Result, verdict: NationalityVerdict, ctx: RunConte
                            nations=[sorted(n) for n in verdict.nations], asked=verdict.asked)
     if said == verdict.answer:
         return answer
-    return replace(answer, text=verdict.answer, resolved_by=f"{answer.resolved_by}+nationality")
+    return turned(answer, NationalityDecide.mark, verdict.answer)
+
+
+class NationalityDecide(AnswerCheck):
+    option, stage, mark, detail = "nationality", "nationality", "nationality", NationalityCheck
+    summary = "Compare the nationalities the two pages give"
+    suits = "encyclopedic pages"  # a page whose opening states its subject's nationality
+
+    def pending(self, question: str, answer: Result, ctx: RunContext) -> NationalityVerdict | None:
+        return yes_no_to_decide(question, answer.text, answer.citations)
+
+    def decide(self, question, answer, verdict, ctx, parent=None):
+        return weigh_nationality(answer, verdict, ctx, parent=parent)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
-
 from models.errors import BudgetExceeded, ModelError
 
 from ..answering import prompts
@@ -22,7 +20,9 @@ from ..answering.generate import StrategyRun
 from ..context import Result, RunContext
 from ..events.details import YesNoCheck
 from ..events.core import Note
+from ..answering.origin import turned
 from ..answering.prompt_fit import fit_passages
+from .base import AnswerCheck
 
 _BARE = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.I)
 YES_FORMS, NO_FORMS = ("Yes", "yes"), ("No", "no")
@@ -86,4 +86,16 @@ def weigh_yes_no(question: str, answer: Result, ctx: RunContext, lean: float,
                      lean=lean, decided=decided)
     if decided == said:
         return answer
-    return replace(answer, text=decided, resolved_by=f"{answer.resolved_by}+yes/no")
+    return turned(answer, YesNoWeighed.mark, decided)
+
+
+class YesNoWeighed(AnswerCheck):
+    option, stage, mark, detail = "yes_no", "yes/no", "yes/no", YesNoCheck
+    summary = "Weigh a yes/no answer against the reader's lean to yes"
+    suits = "any documents"
+
+    def pending(self, question: str, answer: Result, ctx: RunContext) -> float | None:
+        return lean_to_weigh(answer, ctx.reader)
+
+    def decide(self, question, answer, lean, ctx, parent=None):
+        return weigh_yes_no(question, answer, ctx, lean, parent=parent)

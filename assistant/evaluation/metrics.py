@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from ..answering.answer_norm import normalize  # shared with the strategies that vote on answers
+from ..answering.answer_norm import squad_normalize  # shared with the strategies that vote on answers
 
 
 def exact_match(prediction: str, golds: Sequence[str]) -> float:
-    pred = normalize(prediction)
-    return float(any(pred == normalize(g) for g in golds))
+    pred = squad_normalize(prediction)
+    return float(any(pred == squad_normalize(g) for g in golds))
 
 
 def _f1(prediction: str, gold: str) -> float:
-    pred_tokens = normalize(prediction).split()
-    gold_tokens = normalize(gold).split()
+    pred_tokens = squad_normalize(prediction).split()
+    gold_tokens = squad_normalize(gold).split()
     if not pred_tokens or not gold_tokens:
         return float(pred_tokens == gold_tokens)
     common = Counter(pred_tokens) & Counter(gold_tokens)
@@ -33,13 +33,13 @@ def f1(prediction: str, golds: Sequence[str]) -> float:
 
 def substring_match(prediction: str, golds: Sequence[str]) -> float:
     """1 when a normalised gold alias occurs in the normalised prediction, on word boundaries."""
-    pred = f" {normalize(prediction)} "
-    return float(any(normalize(g) and f" {normalize(g)} " in pred for g in golds))
+    pred = f" {squad_normalize(prediction)} "
+    return float(any(squad_normalize(g) and f" {squad_normalize(g)} " in pred for g in golds))
 
 
 def yes_no(prediction: str) -> str | None:
     """The yes/no a prediction commits to: its first 'yes' or 'no' word, else None."""
-    for word in normalize(prediction).split():
+    for word in squad_normalize(prediction).split():
         if word in ("yes", "no"):
             return word
     return None
@@ -47,7 +47,7 @@ def yes_no(prediction: str) -> str | None:
 
 def yes_no_accuracy(prediction: str, golds: Sequence[str]) -> float:
     said = yes_no(prediction)
-    return float(said is not None and any(said == normalize(g) for g in golds))
+    return float(said is not None and any(said == squad_normalize(g) for g in golds))
 
 
 def score(prediction: str, golds: Sequence[str], kind: str = "span") -> dict[str, float]:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .datasets import QAExample, load_dataset
-from .metrics import normalize
+from .metrics import squad_normalize
 
 
 class QuestionSet:
@@ -20,10 +20,10 @@ class QuestionSet:
 
     def add(self, example: QAExample) -> None:
         self.ids.add(str(example.id))
-        self.texts.add(normalize(example.question))
+        self.texts.add(squad_normalize(example.question))
 
     def __contains__(self, example: QAExample) -> bool:
-        return str(example.id) in self.ids or normalize(example.question) in self.texts
+        return str(example.id) in self.ids or squad_normalize(example.question) in self.texts
 
     def __len__(self) -> int:
         return len(self.ids)

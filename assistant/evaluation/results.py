@@ -12,7 +12,8 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..events.details import DatedChoice, NationalityCheck, RefeedDecision, YesNoCheck
+from ..checks import CHECKS
+from ..events.details import RefeedDecision
 from ..events.core import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -77,12 +78,9 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         # ReFeed's choice with both candidates' probabilities and judge support: other keep rules
         # can be scored from the same run
         "refeed": top_level_detail(events, RefeedDecision),
-        # the yes/no answer as the reader wrote it, its log-odds and the lean: other leans can be scored
-        "yes_no": top_level_detail(events, YesNoCheck),
-        # the pick as the reader wrote it and the dates that decided it (assistant/checks/dated_choice.py)
-        "dates": top_level_detail(events, DatedChoice),
-        # the yes/no as written and the nationalities that decided it (assistant/checks/nationality.py)
-        "nationality": top_level_detail(events, NationalityCheck),
+        # each answer check's detail (the answer as written and what decided it), under the check's
+        # option name (yes_no, dates, nationality): other thresholds can be scored from the same run
+        **{check.option: top_level_detail(events, check.detail) for check in CHECKS},
     }
 
 

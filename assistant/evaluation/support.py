@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..grounding.citations import normalise
+from ..grounding.citations import text_for_matching
 from ..events.core import Passage
 from .datasets import Paragraph, QAExample
 
@@ -22,9 +22,9 @@ def supporting(example: QAExample) -> list[Paragraph]:
 
 
 def _from(passage: Passage, paragraph: Paragraph) -> bool:
-    if normalise(passage.title) != normalise(paragraph.title):
+    if text_for_matching(passage.title) != text_for_matching(paragraph.title):
         return False
-    text, whole = normalise(passage.text), normalise(paragraph.text)
+    text, whole = text_for_matching(passage.text), text_for_matching(paragraph.text)
     return not text or text[:PREFIX] in whole or whole[:PREFIX] in text
 
 

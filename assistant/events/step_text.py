@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..grounding.citations import normalise
+from ..grounding.citations import text_for_matching
+from ..answering.origin import REFINED, Origin
 from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory)
 from .core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
@@ -69,26 +70,21 @@ def score_vs(score: float | None, threshold: float | None) -> str:
     return f"score {a} {'≥' if score >= threshold else '<'} {b}"
 
 
-# the default pipeline's checks that turn an answer mark it so (assistant/checks/yes_no.py, dated_choice.py,
-# nationality.py), in the order they run
-TURNED_BY = {"+yes/no": "its yes/no turned by the reader's odds against its lean to yes",
-             "+dates": "its pick turned by the dates the two pages give",
-             "+nationality": "its yes/no decided by the nationalities the two pages give"}
+# the answer checks that turn an answer (assistant/checks/), by the mark they leave on it
+TURNED_BY = {"yes/no": "its yes/no turned by the reader's odds against its lean to yes",
+             "dates": "its pick turned by the dates the two pages give",
+             "nationality": "its yes/no decided by the nationalities the two pages give"}
 
 
 def resolved_phrase(resolved_by: str, revised: bool = True) -> str:
     """How the answer came about, in words; `revised` False when a check left the text as it was."""
-    turned = []
-    while mark := next((m for m in TURNED_BY if resolved_by.endswith(m)), None):
-        turned.insert(0, TURNED_BY[mark])
-        resolved_by = resolved_by.removesuffix(mark)
-    first, plus, rest = resolved_by.partition("+")
-    if first.startswith("rq-rag "):
-        return f"from the best of the refined-query paths (chosen by {first.removeprefix('rq-rag ')})"
-    phrase = RESOLVED.get(first, first.replace("-", " ") or "-")
-    if plus and rest == "refined":
+    origin = Origin.parse(resolved_by)
+    if origin.source.startswith("rq-rag "):
+        return f"from the best of the refined-query paths (chosen by {origin.source.removeprefix('rq-rag ')})"
+    phrase = RESOLVED.get(origin.source, origin.source.replace("-", " ") or "-")
+    if REFINED in origin.turns:
         phrase += ", then revised against a second look-up" if revised else ", then checked against a second look-up"
-    return "".join([phrase, *(f", {t}" for t in turned)])
+    return "".join([phrase, *(f", {TURNED_BY[t]}" for t in origin.turns if t in TURNED_BY)])
 
 
 def no_source(answer: Answer) -> str:
@@ -118,7 +114,7 @@ def relevance_summary(verdicts: Sequence[Relevance]) -> str:
 
 
 def same_text(a: str, b: str) -> bool:
-    return normalise(a) == normalise(b)
+    return text_for_matching(a) == text_for_matching(b)
 
 
 class StepNarrator:

@@ -34,7 +34,7 @@ UNDECOMPOSED = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ
                               "ı": "i"})
 
 
-def normalise(text: str) -> str:
+def text_for_matching(text: str) -> str:
     """Lower case, accents and punctuation gone, possessives and articles dropped, one space."""
     text = unicodedata.normalize("NFKD", text.lower()).translate(UNDECOMPOSED)
     text = "".join(c for c in text if not unicodedata.combining(c))
@@ -52,8 +52,8 @@ def stem(word: str) -> str:
 def key_tokens(sentence: str, question: str = "") -> list[str]:
     """The sentence's content words that the question does not already hold (stemmed). An answer
     that only repeats the question has none, and is cited nowhere rather than anywhere."""
-    asked = {stem(w) for w in normalise(question).split()}
-    words = dict.fromkeys(stem(w) for w in normalise(sentence).split() if w not in STOPWORDS)
+    asked = {stem(w) for w in text_for_matching(question).split()}
+    words = dict.fromkeys(stem(w) for w in text_for_matching(sentence).split() if w not in STOPWORDS)
     return [w for w in words if w not in asked]
 
 
@@ -71,7 +71,7 @@ class Attribution:
 def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],
                 min_keys: int = 1) -> list[int]:
     """Indices of the passages that support one sentence, best first; [] when none does."""
-    whole = normalise(sentence)
+    whole = text_for_matching(sentence)
     keys = key_tokens(sentence, question)
     if len(keys) < min_keys or NO_ANSWER.match(whole):  # "yes", "unknown": no passage holds that as evidence
         return []
@@ -113,7 +113,7 @@ def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attributi
     """Cite, among `given` (the passages the reader read for this answer), those the answer rests
     on, with each sentence followed by the markers of its sources."""
     given = list(given)
-    texts = [normalise(f"{p.title} {p.text}") for p in given]
+    texts = [text_for_matching(f"{p.title} {p.text}") for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
     cited: list[Passage] = []
     numbers: dict[str, int] = {}

@@ -1,7 +1,7 @@
 """What an answer's citations must hold together before it is presented as supported, and which
 of the passages found for a sentence it rests on: the question's words weighed by their rarity
-(`question_coverage`), its names (`names_coverage`), the pages a comparison names
-(`compares_its_pages`, `rests_on`), no page that repeats the others (`needed`) and no answer that
+(`question_coverage`), its name_words (`names_coverage`), the pages a comparison name_words
+(`compares_its_pages`, `rests_on`), no page that repeats the others (`passages_needed`) and no answer that
 only restates the question (`restates_question`). grounding.py finds the passages; these rules
 judge what they hold.
 """
@@ -12,7 +12,7 @@ from typing import Sequence
 
 from models.judges.word_rarity import WordRarity
 
-from .features import Text, content, held, links_any, names, writes_title
+from .features import Text, content_tokens, word_held_in, links_any, name_words, writes_title
 
 SAME_FACT = {"birth": ("born",), "born": ("birth",), "death": ("died", "die"), "died": ("death", "die"),
              "die": ("death", "died"), "dead": ("died", "death", "die")}
@@ -34,11 +34,11 @@ def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity |
     question's supporting paragraphs hidden, the reader's answers were still presented as supported
     24% (HotpotQA) and 31% (MuSiQue) of the time on training questions, mostly on one passage about
     another subject (EVALUATION.md, "Trust")."""
-    asked = content(Text.of(question).tokens)
+    asked = content_tokens(Text.of(question).tokens)
     bag = set().union(*(t.bag for t in cited)) if cited else set()
     weights = [rarity.weight(w) if rarity else 1.0 for w in asked]
     total = sum(weights)
-    covered = sum(wt for w, wt in zip(asked, weights) if held(w, bag) or written_otherwise(w, bag))
+    covered = sum(wt for w, wt in zip(asked, weights) if word_held_in(w, bag) or written_otherwise(w, bag))
     return covered / total if total else 1.0
 
 
@@ -51,7 +51,7 @@ def written_otherwise(word: str, bag: set[str]) -> bool:
 
 
 def compares_its_pages(question: Text, cited: Sequence[Text]) -> bool:
-    """Whether the cited pages are two or more pages the question names by their titles, and no
+    """Whether the cited pages are two or more pages the question name_words by their titles, and no
     other: the things a comparison asks about ("What profession does Matt Thiessen and George
     Thorogood have in common?" - "musician"). The question's frame ("profession", "in common",
     "coastal") is often on neither page, yet the pages are the question's own subjects, not another
@@ -63,15 +63,15 @@ def compares_its_pages(question: Text, cited: Sequence[Text]) -> bool:
 def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[str],
              question: Text | None = None) -> list[int]:
     """What a sentence rests on: the passages holding its claim and the bridges chained to them
-    (one names the other's title, or both name one person or thing beyond the question's names
+    (one name_words the other's title, or both name one person or thing beyond the question's name_words
     `asked`), directly or through one another. A page cited beside the claim but not linked to it is
-    about something else, unless the sentence names only what the question names (a comparison:
+    about something else, unless the sentence name_words only what the question name_words (a comparison:
     "Who is older, A or B?" - "B" rests on both pages, which need not name each other), or, where
-    the question offers a choice, the page is one the question names by its title: "Who was born
+    the question offers a choice, the page is one the question name_words by its title: "Who was born
     first, Arthur Conan Doyle or Penelope Lively?" - "Arthur Ignatius Conan Doyle" rests on Penelope
     Lively's page too (the full name is no name of the question's)."""
     holding, rest = list(support.passages[:support.claims]), list(support.passages[support.claims:])
-    if set(names(support.sentence)) <= set(asked):
+    if set(name_words(support.sentence)) <= set(asked):
         return holding + rest
     group = list(holding)
     while joining := [b for b in rest if links_any(texts, b, group, asked)]:
@@ -83,13 +83,13 @@ def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[st
 
 
 def offers_choice(question: Text) -> bool:
-    """Whether the question asks to choose between what it names ("A or B?")."""
+    """Whether the question asks to choose between what it name_words ("A or B?")."""
     return " or " in question.joined()
 
 
 def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[int]]],
                    texts: Sequence[Text]) -> float:
-    """The share of the question's names and numbers (`asked`) held by what the sentences rest on
+    """The share of the question's name_words and numbers (`asked`) word_held_in by what the sentences rest on
     (`resting`: each sentence with `rests_on` its passages); 0.0 when a sentence states a name or
     number that what it rests on leaves out. A passage about another subject can hold most of a
     question's plain words ("budget", "project") but not its name ("Otter"): "Project Otter is led
@@ -98,28 +98,28 @@ def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[i
     counted: set[str] = set()
     for sentence, passages in resting:
         bag = set().union(*(texts[i].bag for i in passages))
-        if not all(held(w, bag) for w in names(sentence)):
+        if not all(word_held_in(w, bag) for w in name_words(sentence)):
             return 0.0
         counted |= bag
-    return sum(held(w, counted) for w in asked) / len(asked) if asked else 1.0
+    return sum(word_held_in(w, counted) for w in asked) / len(asked) if asked else 1.0
 
 
-def needed(question: str, sentence: str, passages: Sequence[int], texts: Sequence[Text]) -> list[int]:
+def passages_needed(question: str, sentence: str, passages: Sequence[int], texts: Sequence[Text]) -> list[int]:
     """The passages to cite for a sentence, less those that add no word of the question or of the
     sentence to what the others hold (from the last to the second): a sibling page beside the one
     holding the claim ("1983 Tennessee Volunteers" beside the 1984 team's page) repeats it. A page
-    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B),
-    and so is a page another cited page names by its title (the next link of the chain: "Gum Wall"
-    names "San Luis Obispo, California"). The verdict does not change: what is left holds every word
-    the pages held together."""
+    the question name_words is kept ("Both A and B are in which city?": A's page may name B's city and B),
+    and so is a page another cited page name_words by its title (the next link of the chain: "Gum Wall"
+    name_words "San Luis Obispo, California"). The verdict does not change: what is left holds every word
+    the pages word_held_in together."""
     q = Text.of(question)
-    wanted = list(dict.fromkeys(content(q.tokens) + content(Text.of(sentence).tokens)))
+    wanted = list(dict.fromkeys(content_tokens(q.tokens) + content_tokens(Text.of(sentence).tokens)))
     kept = list(passages)
     for i in reversed(kept[1:]):
         if any(writes_title(t, texts[i]) for t in (q, *(texts[j] for j in kept if j != i))):
             continue
         others = set().union(*(texts[j].bag for j in kept if j != i))
-        if not any(held(w, texts[i].bag) and not held(w, others) for w in wanted):
+        if not any(word_held_in(w, texts[i].bag) and not word_held_in(w, others) for w in wanted):
             kept.remove(i)
     return kept
 
@@ -131,4 +131,4 @@ def restates_question(answer: str, question: str) -> bool:
     a choice; "Argand lamp" for "this type of lamp patented by Aimé Argand" is no phrase of it."""
     said = Text.of(answer)
     asked = Text.of(question)
-    return bool(content(said.tokens)) and asked.holds_phrase(said) and not offers_choice(asked)
+    return bool(content_tokens(said.tokens)) and asked.holds_phrase(said) and not offers_choice(asked)

@@ -23,11 +23,11 @@ from typing import Callable, Sequence
 
 from models.judges.word_rarity import shipped_rarity
 
-from .citations import NO_ANSWER, Attribution, normalise, sentences
+from .citations import NO_ANSWER, Attribution, text_for_matching, sentences
 from ..events.core import Passage
-from .features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content,
-                                 encoder_columns, encoder_pair, hop_rows, linked, links_any, names, writes_title)
-from .rules import (SentenceSupport, compares_its_pages, names_coverage, needed, offers_choice,
+from .features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, claim_rows, content_tokens,
+                                 encoder_columns, encoder_pair, hop_rows, linked, links_any, name_words, writes_title)
+from .rules import (SentenceSupport, compares_its_pages, names_coverage, passages_needed, offers_choice,
                               question_coverage, restates_question, rests_on)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
@@ -82,10 +82,10 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     When no passage holds the claim by the trees, the page that states it as written still does if
     a bridge completes it (`_stating_page`): the trees miss a short answer ("2014") whose page holds
     few of the question's words, which sit on the bridge (the composer's page naming the film).
-    Failing both, a pick between options the question names rests on the options' pages
+    Failing both, a pick between options the question name_words rests on the options' pages
     (`_option_pages`; `options` False: not, the `compare` option's ablation)."""
     q, c = Text.of(question), Text.of(claim)
-    if not texts or not c.tokens or NO_ANSWER.match(normalise(claim)):
+    if not texts or not c.tokens or NO_ANSWER.match(text_for_matching(claim)):
         return SentenceSupport(claim)
     rows, kind = claim_rows(q, c, texts), "claim"
     if encode is not None:
@@ -93,7 +93,7 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     scores = trees.score(kind, rows)
     order = sorted(range(len(texts)), key=lambda i: -scores[i])
     chosen = [i for i in order if scores[i] >= trees.thresholds[kind]][:MAX_CLAIM]
-    asked = names(question)
+    asked = name_words(question)
     stating = [] if chosen else _stating_page(order, scores, rows, texts, asked)
     if not chosen and not stating:
         picked = _option_pages(q, c, texts, order) if options else []
@@ -145,16 +145,16 @@ def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Se
 
 
 def _option_pages(q: Text, c: Text, texts: Sequence[Text], order: Sequence[int]) -> list[int]:
-    """For a pick between the options a question names ("Which came out first, Dinosaur or
+    """For a pick between the options a question name_words ("Which came out first, Dinosaur or
     McFarland, USA?" - "Dinosaur"): the page titled as the answer is written, and the best other
-    page the question names by its title. The claim trees score an option's own page low (it holds
+    page the question name_words by its title. The claim trees score an option's own page low (it holds
     little of the question's frame), so a right pick rested on nothing (HotpotQA training questions
     with their gold answers: support cited for 83.2% of them, from 82.7; none more supported with
     each question's own pages hidden). [] when the question offers no choice or no page bears the
     answer's title."""
     if not offers_choice(q) or not q.holds_phrase(c):
         return []
-    said, whole = " ".join(c.tokens), content(c.tokens)  # as the page is written, or its whole title
+    said, whole = " ".join(c.tokens), content_tokens(c.tokens)  # as the page is written, or its whole title
     own = [i for i in order if (texts[i].name == said or texts[i].title == whole) and writes_title(q, texts[i])]
     other = [i for i in order if i not in own and texts[i].name and writes_title(q, texts[i])
              and f" {texts[i].name} " not in c.joined()]
@@ -177,7 +177,7 @@ class GroundingRule:
     names: the share of the question's names and numbers they must hold, and then every name and
     number the answer states too, and no answer that only restates the question (0 turns either off).
     rarity: False counts each of the question's words once in the coverage (its ablation); repeats:
-    True also cites the pages `needed` leaves out (its ablation); compare: False holds the pages a
+    True also cites the pages `passages_needed` leaves out (its ablation); compare: False holds the pages a
     comparison names to the coverage and the links like any others (`compares_its_pages`, `rests_on`)."""
 
     honest: bool = True
@@ -185,15 +185,15 @@ class GroundingRule:
     coverage: float = 0.0
     names: float = 0.0
     rarity: bool = True  # coverage weighs each word by its rarity; False: every word counts once
-    repeats: bool = False  # also cite a page that adds no word to the others cited (`needed`)
-    compare: bool = True  # the pages a comparison names are its support (`compares_its_pages`)
+    repeats: bool = False  # also cite a page that adds no word to the others cited (`passages_needed`)
+    compare: bool = True  # the pages a comparison name_words are its support (`compares_its_pages`)
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
            from_memory: bool = False, trees=None) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
     sentence nothing supports, or whose cited passages hold too little of the question (the
-    rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
+    rule's coverage and name_words), is labelled "not in your documents" (when `rule.honest`) with no
     citation. An answer `from_memory` is checked the same against the passages given (a search
     with the question): supported, it cites them, said to come from memory; else it is labelled
     "from memory" with no citation. `rule.encoder`: True for the shipped encoder, False for the word
@@ -212,8 +212,8 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
         encoder = shipped_encoder() if "claim_encoder" in trees.trees else False
     encode = (lambda claim: encoder_scores(encoder, question, claim, given)) if encoder else None
     supports = [support_of(question, s, texts, trees, encode, rule.compare) for s in parts]
-    # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
-    asked, asking = names(question), Text.of(question)
+    # with the name_words rule a page the sentence does not rest on (an unlinked bridge) is not cited
+    asked, asking = name_words(question), Text.of(question)
     resting = [rests_on(s, texts, asked, asking if rule.compare else None) if rule.names else s.passages
                for s in supports]
     backed = all(s.passages for s in supports) and not (rule.names and restates_question(answer, question))
@@ -225,7 +225,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
         backed = covered and (not rule.names or names_coverage(asked, zip(parts, resting), texts) >= rule.names)
     if not backed:
         closest = given[:CLOSEST]  # the passages read come ranked, best first
-        guess = "" if NO_ANSWER.match(normalise(answer)) else f" The reader's unsupported guess: {answer}"
+        guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
         marked = f"{NOT_IN_DOCUMENTS}{guess}" if rule.honest else answer
         return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=closest)
     cited: list[Passage] = []
@@ -233,7 +233,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
     marked = []
     for sentence, passages in zip(parts, resting):
         if not rule.repeats:
-            passages = needed(question, sentence, passages, texts)
+            passages = passages_needed(question, sentence, passages, texts)
         for i in passages:
             if given[i].id not in numbers:
                 cited.append(given[i])

@@ -19,7 +19,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..grounding.citations import normalise
+from ..grounding.citations import text_for_matching
 from ..grounding.features import Text, encoder_pair
 from .relevance_data import Question
 from .relevance_pairs import RelevancePair
@@ -47,15 +47,15 @@ def _holds(text: str, answer: str) -> bool:
 def _spans(text: str, like: str) -> list[str]:
     """Spans of `text` of the same kind as the answer `like` (numbers for a number, else names)."""
     pattern = NUMBER if NUMBER.fullmatch(like.strip()) else NAME
-    gold = normalise(like)
+    gold = text_for_matching(like)
     return list(dict.fromkeys(s for s in pattern.findall(text)
-                              if normalise(s) and normalise(s) not in gold and gold not in normalise(s)))
+                              if text_for_matching(s) and text_for_matching(s) not in gold and gold not in text_for_matching(s)))
 
 
 def question_groups(question: Question, rng: random.Random, other_answers: list[str]) -> list[list[RelevancePair]]:
     example = question.example
     answer = example.answers[0] if example.answers else ""
-    if example.kind == "yes/no" or not answer or normalise(answer) in ("", "unknown", "yes", "no"):
+    if example.kind == "yes/no" or not answer or text_for_matching(answer) in ("", "unknown", "yes", "no"):
         return []
     paragraphs = [p for p in example.paragraphs if p.text.strip()]
     holding = [p for p in paragraphs if p.is_supporting and _holds(f"{p.title} {p.text}", answer)]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from ..grounding.citations import normalise
+from ..grounding.citations import text_for_matching
 from ..evaluation.support import support_hider
 from ..events.core import Passage
 from ..grounding.features import Text, claim_rows
@@ -43,10 +43,10 @@ def record_claims(record: dict, answer: str, question: str, dropped: bool) -> li
     """(claim, the answer it states, whether that is right) for one recorded answer; a passage
     supports the claim when it holds the answer it states (the sentence's words are not one phrase)."""
     claims = []
-    if not dropped and answer and normalise(answer) not in ("", "unknown"):
+    if not dropped and answer and text_for_matching(answer) not in ("", "unknown"):
         claims += [(answer, answer, True), (f"{question.strip().rstrip('?')} {answer}.", answer, True)]
     prediction = str(record.get("prediction") or "")
-    if prediction.strip() and normalise(prediction) != normalise(answer):
+    if prediction.strip() and text_for_matching(prediction) != text_for_matching(answer):
         f1 = float((record.get("scores") or {}).get("f1", 0.0))
         if f1 >= RIGHT_F1 and not dropped:
             claims.append((prediction, prediction, True))
@@ -80,7 +80,7 @@ def read_set_rows(results: Path, questions: dict[str, Question]) -> tuple[list[l
         texts = [Text.of(p.text, p.title) for p in passages]
         from_support = support_hider(example)
         gold = [from_support(p) for p in passages]
-        yes_no = normalise(answer) in ("yes", "no")
+        yes_no = text_for_matching(answer) in ("yes", "no")
         q = Text.of(example.question)
         for claim, stated, right in record_claims(record, answer, example.question, dropped):
             c = Text.of(claim)

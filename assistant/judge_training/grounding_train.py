@@ -27,14 +27,14 @@ import numpy as np
 
 from models.errors import AssistantError
 
-from ..grounding.citations import normalise
-from ..grounding.features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, names
+from ..grounding.citations import text_for_matching
+from ..grounding.features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, name_words
 from .grounding_read_sets import read_set_rows
 from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
 
 SPAN = re.compile(r"\b(?:[A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]+)*|\d[\d,.]*)\b")
-# Other names from the supporting paragraph as wrong claims: none by default. A lexical check cannot
+# Other name_words from the supporting paragraph as wrong claims: none by default. A lexical check cannot
 # tell which name of the right passage answers (out-of-fold AUC fell from 0.99 to 0.97 and precision
 # at 0.5 from 0.84 to 0.72 with one per paragraph); it checks that a passage about the question's
 # subject holds the claim, which is what catches answers from the wrong document.
@@ -47,7 +47,7 @@ TARGET_PRECISION = 0.76  # a cited passage must support its claim this often (ou
 
 @dataclass
 class ClaimSet:
-    """One claim read against a question's passages; `labels` names the rows trained on (passage
+    """One claim read against a question's passages; `labels` name_words the rows trained on (passage
     index -> supported). The encoder fit (grounding_encoder_fit) scores the same sets."""
     claim: str
     passages: list[tuple[str, str]]  # (title, text) as read
@@ -61,7 +61,7 @@ def question_sets(question, rng: random.Random, other_answers: list[str], elsewh
     holds pages about other things, sharing nothing with the question)."""
     example = question.example
     answer = example.answers[0] if example.answers else ""
-    if not answer or normalise(answer) in ("", "unknown"):
+    if not answer or text_for_matching(answer) in ("", "unknown"):
         return [], [], []
     q, claim = Text.of(example.question), Text.of(answer)
     paragraphs = [(Text.of(p.text, p.title), p) for p in example.paragraphs]
@@ -77,8 +77,8 @@ def question_sets(question, rng: random.Random, other_answers: list[str], elsewh
     for i, ((text, paragraph), held) in enumerate(zip(paragraphs, holds)):
         if not held or yes_no:
             continue
-        spans = [s for s in SPAN.findall(paragraph.text) if normalise(s) and normalise(s) not in normalise(answer)
-                 and normalise(answer) not in normalise(s)]
+        spans = [s for s in SPAN.findall(paragraph.text) if text_for_matching(s) and text_for_matching(s) not in text_for_matching(answer)
+                 and text_for_matching(answer) not in text_for_matching(s)]
         for wrong in rng.sample(spans, min(SPAN_NEGATIVES, len(spans))) + [rng.choice(other_answers)]:
             sets.append(ClaimSet(wrong, read, {i: 0}, "other answer"))
     sets += planted_negatives(answer, paragraphs, holds, rng)
@@ -87,7 +87,7 @@ def question_sets(question, rng: random.Random, other_answers: list[str], elsewh
         support = support[:1]
     others = [(text, paragraph) for text, paragraph in paragraphs if not any(text is s for s in support)]
     candidates = [text for text, _ in others] + [Text.of(p.text, p.title) for p in elsewhere]
-    hx = hop_rows(q, claim, candidates, support, names(example.question))
+    hx = hop_rows(q, claim, candidates, support, name_words(example.question))
     hy = [int(bool(paragraph.is_supporting)) for _, paragraph in others] + [0] * len(elsewhere)
     return sets, hx, hy
 

@@ -2,8 +2,8 @@
 
 Every distinct paragraph (title and text) of relevance_data.training_questions (the allowed training
 files, less every report and reserved question) counts once; a word's count is the number of those
-paragraphs holding it, words as assistant/grounding_features.words writes them. Words seen once are
-left out (the table then weighs them as rare as unseen words): half the words, a third of the size.
+paragraphs holding it, stemmed_words as assistant/grounding_features.words writes them. Words seen once are
+left out (the table then weighs them as rare as unseen stemmed_words): half the stemmed_words, a third of the size.
 
     python -m assistant.judge_training.word_rarity_build --data ../shared/data [--out PATH]
 """
@@ -19,7 +19,7 @@ from typing import Iterable
 from models.errors import AssistantError
 from models.judges.word_rarity import WordRarity, shipped_rarity_path
 
-from ..grounding.features import words
+from ..grounding.features import stemmed_words
 from .relevance_data import check_data_dir, training_questions
 
 MIN_COUNT = 2
@@ -33,9 +33,9 @@ def rarity_table(paragraphs: Iterable[tuple[str, str]], min_count: int = MIN_COU
         if (title, text) in seen:
             continue
         seen.add((title, text))
-        counts.update(set(words(f"{title} {text}")))
+        counts.update(set(stemmed_words(f"{title} {text}")))
     if not seen:
-        raise AssistantError("no paragraphs to count words in")
+        raise AssistantError("no paragraphs to count stemmed_words in")
     return WordRarity(len(seen), {w: c for w, c in sorted(counts.items()) if c >= min_count})
 
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     except (AssistantError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{len(questions)} questions, {table.documents} paragraphs, {len(table.counts)} words -> {args.out}")
+    print(f"{len(questions)} questions, {table.documents} paragraphs, {len(table.counts)} stemmed_words -> {args.out}")
     return 0
 
 

@@ -42,20 +42,20 @@ FEATURES = (
     "title_in_question", "title_words_in_question", "question_words_in_passage", "question_idf_in_passage",
     "named_by_top1", "named_by_top3", "named_by_top_weighted",
     "names_top1", "names_top3", "names_top_weighted",
-    "words",
+    "lowercase_words",
 )
 
 
-def words(text: str) -> list[str]:
+def lowercase_words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
+    return {w for w in lowercase_words(text) if w not in STOPWORDS and len(w) > 1}
 
 
 def clean_title(title: str) -> str:
-    return " ".join(words(_PAREN.sub("", title)))
+    return " ".join(lowercase_words(_PAREN.sub("", title)))
 
 
 def _mentions(haystack: str, title: str) -> bool:
@@ -77,10 +77,10 @@ def pool_features(question: str, pool: Sequence[PoolPassage], first: Sequence[fl
     n = len(pool)
     if n == 0:
         return []
-    q_joined = f" {' '.join(words(question))} "
+    q_joined = f" {' '.join(lowercase_words(question))} "
     q_words = content_words(question)
     titles = [clean_title(p.title) for p in pool]
-    joined = [f" {' '.join(words(p.title + ' ' + p.text))} " for p in pool]
+    joined = [f" {' '.join(lowercase_words(p.title + ' ' + p.text))} " for p in pool]
     bags = [content_words(p.title + " " + p.text) for p in pool]
     # idf over the pool: a question word every passage holds tells nothing
     idf = {w: math.log((n + 1) / (1 + sum(w in bag for bag in bags))) + 1.0 for w in q_words}

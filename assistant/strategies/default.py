@@ -17,11 +17,10 @@ then ReFeed's check of the answer against a fresh search.
    questions a wrong sub-answer misled the reader more often than a right one helped it;
 5. ReFeed: search with question + answer, judge that pool against the question; when it brings
    passages the answer did not read, the reader refines, and the likelier answer is kept;
-6. yes/no (assistant/checks/yes_no.py): a bare "yes" or "no" is decided again by the reader's own odds of
-   yes over no, against the lean to "yes" measured for that reader (the catalog's yes_lean); and a
-   pick between two options by the dates their pages give, when the question asks which came first
-   or last ("Who was born first, A or B?", assistant/checks/dated_choice.py); and a yes/no about two
-   things' nationality by what their pages' openings say (assistant/checks/nationality.py);
+6. the answer checks (assistant/checks/, in the order registered there): a bare "yes" or "no"
+   decided again by the reader's own odds of yes over no against its measured lean to "yes"; a
+   pick between two options by the dates their pages give ("Who was born first, A or B?"); a
+   yes/no about two things' nationality by what their pages' openings say. Each is an option;
 7. the grounding check (assistant/grounding/verdict.py, run by the runner): each sentence cites the passages
    the trained check finds supporting it (and a multi-hop answer its bridge); an answer nothing
    supports is labelled "not in your documents"; a memory answer is labelled as such
@@ -39,17 +38,16 @@ from typing import Annotated, Literal
 from models.errors import BudgetExceeded
 
 from ..answering import prompts
-from ..context import Result, RunContext
-from ..retrieval.chain_read import chain_read_set
-from ..events.details import PipelineStage
-from ..events.core import Note
-from ..grounding.verdict import GroundingRule
-from ..answering.hops import add_new, follow_hops, is_unknown
-from ..retrieval.rerank import Ranked, judge_pool, judge_union
 from ..answering.generate import StrategyRun, generate_answer
-from ..checks.dated_choice import to_decide, weigh_dates
-from ..checks.nationality import to_decide as nationality_to_decide, weigh_nationality
-from ..checks.yes_no import lean_to_weigh, weigh_yes_no
+from ..answering.hops import add_new, follow_hops, is_unknown
+from ..answering.origin import REFINED, Origin
+from ..checks import CHECKS
+from ..context import Result, RunContext
+from ..events.core import Note
+from ..events.details import PipelineStage
+from ..grounding.verdict import GroundingRule
+from ..retrieval.chain_read import chain_read_set
+from ..retrieval.rerank import Ranked, judge_pool, judge_union
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .ra_isf import self_knowledge
@@ -125,21 +123,12 @@ class DefaultPipeline(Strategy):
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
         answer = yield from self._answer(question, ctx, numbers)
-        lean = lean_to_weigh(answer, ctx.reader) if self.opts.yes_no else None
-        if lean is not None:
-            stage = self._stage(ctx, numbers, "yes/no", "Weigh a yes/no answer against the reader's lean to yes")
-            yield stage
-            answer = yield from weigh_yes_no(question, answer, ctx, lean, parent=stage.step)
-        dated = to_decide(question, answer.text, answer.citations) if self.opts.dates else None
-        if dated is not None:
-            stage = self._stage(ctx, numbers, "dates", "Compare the dates the two options' pages give")
-            yield stage
-            answer = yield from weigh_dates(answer, *dated, ctx, parent=stage.step)
-        origin = nationality_to_decide(question, answer.text, answer.citations) if self.opts.nationality else None
-        if origin is not None:
-            stage = self._stage(ctx, numbers, "nationality", "Compare the nationalities the two pages give")
-            yield stage
-            answer = yield from weigh_nationality(answer, origin, ctx, parent=stage.step)
+        for check in CHECKS:
+            pending = check.pending(question, answer, ctx) if getattr(self.opts, check.option) else None
+            if pending is not None:
+                stage = self._stage(ctx, numbers, check.stage, check.summary)
+                yield stage
+                answer = yield from check.decide(question, answer, pending, ctx, parent=stage.step)
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
@@ -178,7 +167,7 @@ class DefaultPipeline(Strategy):
             yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; keeping the answer")
             return answer
         if final.resolved_by == "refinement":
-            final.resolved_by = f"{answer.resolved_by}+refined"
+            final = replace(final, resolved_by=str(Origin.parse(answer.resolved_by).turned(REFINED)))
         return final
 
     def _look_up_memory(self, question: str, known: Result, ctx: RunContext, numbers) -> StrategyRun:

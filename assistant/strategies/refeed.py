@@ -18,7 +18,7 @@ from models.errors import BudgetExceeded
 
 from ..answering import prompts
 from ..context import Result, RunContext
-from ..answering.answer_norm import normalize as normalize_answer
+from ..answering.answer_norm import squad_normalize as normalize_answer
 from ..events.details import FeedbackPassage, RefeedDecision, RefeedDrafts, RefeedFeedback, Scored
 from ..events.core import Draft, Note, Passage
 from ..retrieval.rerank import Ranked, judge_pool

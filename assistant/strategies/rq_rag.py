@@ -24,7 +24,7 @@ from models.judges.prompted import yes_no_verdict
 
 from ..answering import prompts
 from ..context import Result, RunContext
-from ..answering.answer_norm import normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
+from ..answering.answer_norm import squad_normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
 from ..events.details import QueryRefined, SearchDecision, Trajectory as TrajectoryStep
 from ..events.core import Draft, Note, Passage
 from ..answering.prompt_fit import fit_passages
