@@ -1,5 +1,5 @@
-"""Strategy options are declared once (assistant/strategies/options.py): the README's table
-matches the declarations, and every kind of bad value is one clear line in `ask`, `eval` and the
+"""Strategy options are declared once (assistant/strategies/options.py): the strategy table of
+docs/strategies.md matches the declarations, and every kind of bad value is one clear line in `ask`, `eval` and the
 app's settings screen, never a traceback or a silent default."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from assistant.strategies import STRATEGIES, make_strategy
 from models.errors import OptionError
 from tui.app import AssistantApp
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+STRATEGY_DOC = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
 
 # (spec, what the one line must say): wrong type, out of range, unknown value, unknown option,
 # unknown or missing strategy name, and the one rule across two options
@@ -76,7 +76,7 @@ async def test_the_settings_screen_says_a_bad_spec_in_one_line(tmp_path, spec, e
 def test_good_values_are_typed_and_aliases_accepted():
     rq = make_strategy("rq-rag:select=ppl,actions=rewrite+decompose,docs=5")
     assert (rq.opts.select, rq.opts.actions, rq.opts.docs) == ("perplexity", ("rewrite", "decompose"), 5)
-    assert make_strategy("rq-rag:select=perplexity").opts.select == "perplexity"  # as the README writes it
+    assert make_strategy("rq-rag:select=perplexity").opts.select == "perplexity"  # as docs/strategies.md writes it
     ra = make_strategy("ra-isf:self-knowledge=off,relevance=NO,depth=0")
     assert (ra.opts.self_knowledge, ra.opts.relevance, ra.opts.decomposition, ra.opts.depth) == (False, False, True, 0)
     assert make_strategy("ra-isf").opts.depth is None  # the depth setting decides
@@ -86,10 +86,10 @@ def test_good_values_are_typed_and_aliases_accepted():
         make_strategy("default").opts.hop = "never"
 
 
-def _readme_rows() -> dict[str, str]:
-    """strategy name -> the options cell of README's strategy table."""
+def _documented_rows() -> dict[str, str]:
+    """strategy name -> the options cell of the strategy table in docs/strategies.md."""
     rows = {}
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in STRATEGY_DOC.read_text(encoding="utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("| `") and len(cells) == 3 and cells[0].strip("`") in STRATEGIES:
             rows[cells[0].strip("`")] = cells[2]
@@ -107,8 +107,8 @@ def _documented(cell: str, rows: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def test_readme_strategy_table_matches_the_declarations():
-    rows = _readme_rows()
+def test_the_documented_strategy_table_matches_the_declarations():
+    rows = _documented_rows()
     assert set(rows) == set(STRATEGIES)
     for name, cls in STRATEGIES.items():
         documented = _documented(rows[name], rows)
