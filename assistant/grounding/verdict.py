@@ -41,7 +41,7 @@ MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 # MuSiQue's keep their third page. A page stating the answer that the claim trees doubt (score >=
 # 0.15) counts only with a linked bridge, the two holding 80% of the question's words (support recall
 # of right answers 74.4 -> 84.6% on that replay, drop-support unchanged; 90% lost the recall, 70% let
-# more in). EVALUATION.md, "Trust: the page stating a short answer".
+# more in). lab/notes/history.md, "Trust: the page stating a short answer".
 SECOND_BRIDGE, STATING_FLOOR, STATING_COVERAGE = 0.7, 0.15, 0.8
 CONTAINS = CLAIM_FEATURES.index("contains")
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
