@@ -125,10 +125,10 @@ def test_names_coverage_wants_the_questions_names_and_all_the_answers():
     assert coverage("Tomas Lindqvist", [1]) == 1.0
     assert coverage("Mira Okafor", [0]) == 0.5  # Heron's page: "Project", not "Otter"
     assert coverage("Who leads it?", [0], asked="Who leads it?") == 1.0  # no name asked, none stated
-    # a sentence that mixes the two pages name_words what the passage holding its claim does not, and
-    # Otter's page cited beside it as a bridge does not make it whole: neither name_words the other
+    # a sentence that mixes the two pages names what the passage holding its claim does not, and
+    # Otter's page cited beside it as a bridge does not make it whole: neither names the other
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1]) == 0.0
-    # a bridge that name_words the claim passage's title does count for the sentence
+    # a bridge that names the claim passage's title does count for the sentence
     bridge = Text.of("Project Otter borrows its lead from Project Heron.", "Project Otter")
     assert coverage("Project Otter is led by Mira Okafor.", [0, 1], texts=[heron, bridge]) == 1.0
 
@@ -267,7 +267,7 @@ def test_an_answer_that_only_restates_the_question_is_not_presented_as_supported
     assert restates_question("The Joe Schmo Show", question)
     assert check(question, "The Joe Schmo Show", [show], names=0.75).grounding == UNSUPPORTED
     assert not restates_question("Terry Richardson", "Who is older, Annie Morton or Terry Richardson?")
-    # the question's stemmed_words, but not a phrase of it: a new answer
+    # the question's words, but not a phrase of it: a new answer
     assert not restates_question("Argand lamp", "This type of lamp was patented in 1780 by Aimé Argand?")
     assert not restates_question("yes", "Is the Joe Schmo Show a series?")
 
@@ -324,7 +324,7 @@ OTHER_FILM = Passage("other", "Paper Towns is a 2015 American mystery film, base
 
 
 def test_a_short_answer_rests_on_the_page_stating_it_and_the_bridge_naming_that_page():
-    """The claim trees doubt "2014" on the film's page, which holds few of the question's stemmed_words
+    """The claim trees doubt "2014" on the film's page, which holds few of the question's words
     (they sit on the composer's page naming the film): the page stating the answer, completed by a
     linked bridge, supports it. Without the bridge, or with a page that nothing links to, nothing does."""
     question = 'What year was the film that starred the composer for "The Naked Brothers Band"?'

@@ -49,11 +49,11 @@ def test_a_choice_is_a_question_with_or():
 
 def test_a_full_name_answer_to_a_choice_rests_on_both_pages_the_question_names():
     texts, asked = texts_of(DOYLE, LIVELY, OTHER), name_words(BORN_FIRST)
-    # the claim on Doyle's page, Lively's page and another page as bridges; none name_words another
+    # the claim on Doyle's page, Lively's page and another page as bridges; none names another
     support = SentenceSupport("Arthur Ignatius Conan Doyle", [0, 1, 2], 0.9, 1)
     assert rests_on(support, texts, asked) == [0]  # without the question: "Ignatius" is no name of it
     assert rests_on(support, texts, asked, Text.of(BORN_FIRST)) == [0, 1]  # not "The Lively Arts"
-    # no choice, no exception: a bridge the question name_words but the claim's page does not link
+    # no choice, no exception: a bridge the question names but the claim's page does not link
     plain = "Which writer, born in 1859, wrote about Arthur Conan Doyle and Penelope Lively?"
     assert rests_on(support, texts, name_words(plain), Text.of(plain)) == [0]
 

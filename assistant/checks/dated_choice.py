@@ -146,13 +146,13 @@ def page_date(pages: Sequence[Passage], frame: DateFrame) -> Dated | None:
 
 
 def _opens_page(passage: Passage) -> bool:
-    """Whether a passage is its page's opening: a word of its title among its first stemmed_words."""
+    """Whether a passage is its page's opening: a word of its title among its first words."""
     title = set(stemmed_words(DISAMBIGUATION.sub("", passage.title or "")))
     return bool(title & set(stemmed_words(passage.text[:80])))
 
 
 def _after_verb(text: str, verb: str) -> Dated | None:
-    """The first date within a few stemmed_words after the verb's stem on the page ("formed in 2008")."""
+    """The first date within a few words after the verb's stem on the page ("formed in 2008")."""
     stem = verb.split()[0][:5] if len(verb) > 5 else verb.split()[0]
     for m in re.finditer(rf"\b{re.escape(stem)}\w*\b", text, re.I):
         found = dates_in(text[m.end():m.end() + 40])

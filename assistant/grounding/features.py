@@ -1,12 +1,12 @@
-"""What the grounding check sees of (question, claim, passage): numbers and number stemmed_words made equal,
+"""What the grounding check sees of (question, claim, passage): numbers and number words made equal,
 then plain measurable features.
 
 Two feature rows, one per question the check asks:
 - claim: does this passage alone support this claim (an answer sentence) as an answer to the
-  question? The claim's new stemmed_words in the passage, in one run, near the question's stemmed_words;
+  question? The claim's new words in the passage, in one run, near the question's words;
 - hop: given the passages that support the claim, is this other passage part of the support (the
-  bridge of a multi-hop answer)? It name_words, or is named by, a supporting passage (or shares a name
-  of two stemmed_words with one); it holds the question's stemmed_words and name_words the supporting passages lack; and
+  bridge of a multi-hop answer)? It names, or is named by, a supporting passage (or shares a name
+  of two words with one); it holds the question's words and names the supporting passages lack; and
   it stands out among the other candidates read with it.
 The same functions make the training rows (assistant/judge_training/grounding_train.py) and the
 rows scored at answer time, so the two cannot drift apart.
@@ -28,7 +28,7 @@ NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60"
 ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 THOUSANDS = re.compile(r"\b(\d{1,3})(?:,(\d{3}))+\b")
 YES_NO = frozenset({"yes", "no"})
-WINDOW = 20  # stemmed_words either side of a claim word in which the question's stemmed_words count as "near"
+WINDOW = 20  # words either side of a claim word in which the question's words count as "near"
 
 CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", "question_share",
                   "title_question", "near_question", "number_share", "has_numbers", "key_in_title", "yes_no",
@@ -49,7 +49,7 @@ _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECAS
 
 
 def readable_numbers(text: str) -> str:
-    """numbers_normalised, and number stemmed_words as digits, the text otherwise kept as written (what the
+    """numbers_normalised, and number words as digits, the text otherwise kept as written (what the
     grounding encoder reads: 'holds twelve people' and 'holds 12 people' look the same to it)."""
     return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS[m.group(0).lower()], numbers_normalised(text))
 
@@ -69,7 +69,7 @@ def encoder_columns(probabilities: Sequence[float]) -> list[list[float]]:
 
 
 def stemmed_words(text: str) -> list[str]:
-    """Normalised, stemmed stemmed_words with number stemmed_words as digits."""
+    """Normalised, stemmed words with number words as digits."""
     return [NUMBER_WORDS.get(w, stem(w)) for w in text_for_matching(numbers_normalised(text)).split()]
 
 
@@ -77,13 +77,13 @@ def content_tokens(tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(w for w in tokens if w not in STOPWORDS))
 
 
-# a capital of any script ("Öresund", "Łódź" are name_words too; [A-Z] left them out)
+# a capital of any script ("Öresund", "Łódź" are names too; [A-Z] left them out)
 _CAPITAL = "[" + re.escape("".join(chr(i) for i in range(0x10000) if chr(i).isupper())) + "]"
 _NAME = re.compile(rf"(?<![\w'’])(?:{_CAPITAL}[\w'’.-]*|\d[\d,.]*)")
 
 
 def name_words(text: str) -> list[str]:
-    """The stemmed_words of a text's name_words and numbers as written (capitalised stemmed_words, figures), normalised
+    """The words of a text's names and numbers as written (capitalised words, figures), normalised
     like `stemmed_words`: "Who leads Project Otter?" -> ["project", "otter"] (a question word is a stopword).
     A stopword opening the text is capitalised for the sentence, not a name: "Does" stems to "doe",
     which is no stopword, and "Does Project Otter survey kelp forests?" - "Yes" lacked a name."""
@@ -94,7 +94,7 @@ def name_words(text: str) -> list[str]:
 
 
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Nat Wolff (actor)": Wikipedia's page-title suffix
-# "Stanley Park, Blackpool": Wikipedia's place qualifier, a comma and up to three capitalised stemmed_words
+# "Stanley Park, Blackpool": Wikipedia's place qualifier, a comma and up to three capitalised words
 PLACE = re.compile(rf",\s+{_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'’.-]*){{0,2}}\s*$")
 _PHRASE = re.compile(rf"(?<![\w'’]){_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'’.-]*)+")
 
@@ -111,14 +111,14 @@ def written_name(title: str) -> str:
 
 
 def name_phrases(text: str) -> frozenset[str]:
-    """A text's runs of two or more capitalised stemmed_words, normalised ("Paul Brun", "Project Otter")."""
+    """A text's runs of two or more capitalised words, normalised ("Paul Brun", "Project Otter")."""
     out = (" ".join(content_tokens(stemmed_words(run))) for run in _PHRASE.findall(text))
     return frozenset(p for p in out if " " in p)
 
 
 def word_held_in(word: str, bag: set[str]) -> bool:
     """A word in a bag, or a long word sharing its first five letters with one ("Portugal" and
-    "Portuguese", a misspelt name): a check of stemmed_words must not fail on their endings. A number
+    "Portuguese", a misspelt name): a check of words must not fail on their endings. A number
     must be there as it is."""
     if word in bag:
         return True
@@ -127,11 +127,11 @@ def word_held_in(word: str, bag: set[str]) -> bool:
 
 @dataclass
 class Text:
-    """A passage (or claim, or question) read once: its stemmed_words, their set and its title's stemmed_words."""
+    """A passage (or claim, or question) read once: its words, their set and its title's words."""
 
     tokens: list[str]
     title: list[str] = field(default_factory=list)
-    phrases: frozenset[str] = frozenset()  # its name_words of two stemmed_words or more ("paul brun")
+    phrases: frozenset[str] = frozenset()  # its names of two words or more ("paul brun")
     name: str = ""  # its title as other passages write it (`written_name`)
     bag: set[str] = field(init=False, repr=False)
 
@@ -147,7 +147,7 @@ class Text:
         return f" {' '.join(self.tokens)} "
 
     def holds_phrase(self, other: "Text") -> bool:
-        """Whether the other text's stemmed_words stand here as one phrase, in its order (a claim on a page)."""
+        """Whether the other text's words stand here as one phrase, in its order (a claim on a page)."""
         return bool(other.tokens) and other.joined() in self.joined()
 
 
@@ -156,7 +156,7 @@ def _share(part: Sequence[str], whole: set[str]) -> float:
 
 
 def _longest_run(keys: list[str], tokens: list[str]) -> int:
-    """The most claim stemmed_words found next to each other (in the claim's order) in the passage."""
+    """The most claim words found next to each other (in the claim's order) in the passage."""
     best, wanted = 0, list(keys)
     for start in range(len(tokens)):
         n = 0
@@ -169,7 +169,7 @@ def _longest_run(keys: list[str], tokens: list[str]) -> int:
 
 
 def _near_question(keys: set[str], asked: set[str], tokens: list[str]) -> float:
-    """The share of the question's stemmed_words within WINDOW stemmed_words of the claim's stemmed_words (best spot)."""
+    """The share of the question's words within WINDOW words of the claim's words (best spot)."""
     if not keys or not asked:
         return 0.0
     best = 0
@@ -203,8 +203,8 @@ def claim_row(question: Text, claim: Text, passage: Text) -> list[float]:
 
 def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[list[float]]:
     """claim_row for each passage, plus how far each is behind the best of the passages read with
-    it in question stemmed_words, nearness and title (the passage about the question's subject stands out),
-    and whether a passage about the question name_words it."""
+    it in question words, nearness and title (the passage about the question's subject stands out),
+    and whether a passage about the question names it."""
     rows = [claim_row(question, claim, p) for p in passages]
     best = [max((r[i] for r in rows), default=0.0) for i in (5, 7, 6)]
     return [r + [r[5] - best[0], r[7] - best[1], r[6] - best[2], _named_by(i, passages, rows)]
@@ -212,14 +212,14 @@ def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[li
 
 
 def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> float:
-    """The question-word share of the best other passage that name_words this one's title: the bridge
-    of a multi-hop question name_words the passage holding the answer."""
+    """The question-word share of the best other passage that names this one's title: the bridge
+    of a multi-hop question names the passage holding the answer."""
     return max((rows[j][5] for j, other in enumerate(passages) if j != i and _title_words_in(other, passages[i])),
                default=0.0)
 
 
 def _title_words_in(passage: Text, other: Text) -> bool:
-    """Whether `other`'s title, less its stopwords, appears in `passage`'s stemmed_words: the link the claim
+    """Whether `other`'s title, less its stopwords, appears in `passage`'s words: the link the claim
     trees were trained with (a title with a stopword, "Kingdom of the Isles", never matches; the claim
     trees refitted with `writes_title` instead cited the answer's own page over the page stating the answer)."""
     title = " ".join(other.title)
@@ -227,15 +227,15 @@ def _title_words_in(passage: Text, other: Text) -> bool:
 
 
 def writes_title(passage: Text, other: Text) -> bool:
-    """Whether `other`'s title appears in `passage`'s stemmed_words (a link between the two): "The Fault in
+    """Whether `other`'s title appears in `passage`'s words (a link between the two): "The Fault in
     Our Stars (film)" is written "The Fault in Our Stars" (before, the title's stopwords were left
     out and never matched)."""
     return bool(other.name) and f" {other.name} " in passage.joined()
 
 
 def linked(passage: Text, other: Text, asked: Sequence[str] = ()) -> bool:
-    """Whether either of two passages name_words the other's title, or both name the same person or
-    thing (a name of two stemmed_words or more, not only the question's `asked` stemmed_words): the bridge entity
+    """Whether either of two passages names the other's title, or both name the same person or
+    thing (a name of two words or more, not only the question's `asked` words): the bridge entity
     of a multi-hop answer."""
     if writes_title(passage, other) or writes_title(other, passage):
         return True
@@ -248,13 +248,13 @@ def links_any(texts: Sequence[Text], i: int, others: Sequence[int], asked: Seque
 
 
 def _shares_name(passage: Text, other: Text, asked: Sequence[str]) -> bool:
-    """Both name the same person or thing of two stemmed_words or more, not only the question's `asked` stemmed_words."""
+    """Both name the same person or thing of two words or more, not only the question's `asked` words."""
     return any(not set(p.split()) <= set(asked) for p in passage.phrases & other.phrases)
 
 
 def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text],
             asked: Sequence[str] = ()) -> list[float]:
-    """One candidate bridge alone; `asked`: the question's name_words and numbers (`name_words`)."""
+    """One candidate bridge alone; `asked`: the question's names and numbers (`name_words`)."""
     query = content_tokens(question.tokens)
     keys = [w for w in content_tokens(claim.tokens) if w not in set(query)]
     covered = set().union(*(s.bag for s in support)) if support else set()
@@ -278,8 +278,8 @@ def hop_row(question: Text, claim: Text, passage: Text, support: Sequence[Text],
 
 def hop_rows(question: Text, claim: Text, candidates: Sequence[Text], support: Sequence[Text],
              asked: Sequence[str] = ()) -> list[list[float]]:
-    """hop_row for each candidate, plus how far each is behind the best candidate in question stemmed_words,
-    in the question stemmed_words the support lacks, and in title (the bridge stands out among the pages
+    """hop_row for each candidate, plus how far each is behind the best candidate in question words,
+    in the question words the support lacks, and in title (the bridge stands out among the pages
     read beside the claim's)."""
     rows = [hop_row(question, claim, c, support, asked) for c in candidates]
     best = [max((r[i] for r in rows), default=0.0) for i in (0, 3, 1)]

@@ -1,6 +1,6 @@
 """What an answer's citations must hold together before it is presented as supported, and which
 of the passages found for a sentence it rests on: the question's words weighed by their rarity
-(`question_coverage`), its name_words (`names_coverage`), the pages a comparison name_words
+(`question_coverage`), its names (`names_coverage`), the pages a comparison names
 (`compares_its_pages`, `rests_on`), no page that repeats the others (`passages_needed`) and no answer that
 only restates the question (`restates_question`). grounding.py finds the passages; these rules
 judge what they hold.
@@ -51,7 +51,7 @@ def written_otherwise(word: str, bag: set[str]) -> bool:
 
 
 def compares_its_pages(question: Text, cited: Sequence[Text]) -> bool:
-    """Whether the cited pages are two or more pages the question name_words by their titles, and no
+    """Whether the cited pages are two or more pages the question names by their titles, and no
     other: the things a comparison asks about ("What profession does Matt Thiessen and George
     Thorogood have in common?" - "musician"). The question's frame ("profession", "in common",
     "coastal") is often on neither page, yet the pages are the question's own subjects, not another
@@ -63,11 +63,11 @@ def compares_its_pages(question: Text, cited: Sequence[Text]) -> bool:
 def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[str],
              question: Text | None = None) -> list[int]:
     """What a sentence rests on: the passages holding its claim and the bridges chained to them
-    (one name_words the other's title, or both name one person or thing beyond the question's name_words
+    (one names the other's title, or both name one person or thing beyond the question's names
     `asked`), directly or through one another. A page cited beside the claim but not linked to it is
-    about something else, unless the sentence name_words only what the question name_words (a comparison:
+    about something else, unless the sentence names only what the question names (a comparison:
     "Who is older, A or B?" - "B" rests on both pages, which need not name each other), or, where
-    the question offers a choice, the page is one the question name_words by its title: "Who was born
+    the question offers a choice, the page is one the question names by its title: "Who was born
     first, Arthur Conan Doyle or Penelope Lively?" - "Arthur Ignatius Conan Doyle" rests on Penelope
     Lively's page too (the full name is no name of the question's)."""
     holding, rest = list(support.passages[:support.claims]), list(support.passages[support.claims:])
@@ -83,13 +83,13 @@ def rests_on(support: SentenceSupport, texts: Sequence[Text], asked: Sequence[st
 
 
 def offers_choice(question: Text) -> bool:
-    """Whether the question asks to choose between what it name_words ("A or B?")."""
+    """Whether the question asks to choose between what it names ("A or B?")."""
     return " or " in question.joined()
 
 
 def names_coverage(asked: Sequence[str], resting: Sequence[tuple[str, Sequence[int]]],
                    texts: Sequence[Text]) -> float:
-    """The share of the question's name_words and numbers (`asked`) word_held_in by what the sentences rest on
+    """The share of the question's names and numbers (`asked`) held by what the sentences rest on
     (`resting`: each sentence with `rests_on` its passages); 0.0 when a sentence states a name or
     number that what it rests on leaves out. A passage about another subject can hold most of a
     question's plain words ("budget", "project") but not its name ("Otter"): "Project Otter is led
@@ -108,10 +108,10 @@ def passages_needed(question: str, sentence: str, passages: Sequence[int], texts
     """The passages to cite for a sentence, less those that add no word of the question or of the
     sentence to what the others hold (from the last to the second): a sibling page beside the one
     holding the claim ("1983 Tennessee Volunteers" beside the 1984 team's page) repeats it. A page
-    the question name_words is kept ("Both A and B are in which city?": A's page may name B's city and B),
-    and so is a page another cited page name_words by its title (the next link of the chain: "Gum Wall"
-    name_words "San Luis Obispo, California"). The verdict does not change: what is left holds every word
-    the pages word_held_in together."""
+    the question names is kept ("Both A and B are in which city?": A's page may name B's city and B),
+    and so is a page another cited page names by its title (the next link of the chain: "Gum Wall"
+    names "San Luis Obispo, California"). The verdict does not change: what is left holds every word
+    the pages held together."""
     q = Text.of(question)
     wanted = list(dict.fromkeys(content_tokens(q.tokens) + content_tokens(Text.of(sentence).tokens)))
     kept = list(passages)

@@ -82,7 +82,7 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
     When no passage holds the claim by the trees, the page that states it as written still does if
     a bridge completes it (`_stating_page`): the trees miss a short answer ("2014") whose page holds
     few of the question's words, which sit on the bridge (the composer's page naming the film).
-    Failing both, a pick between options the question name_words rests on the options' pages
+    Failing both, a pick between options the question names rests on the options' pages
     (`_option_pages`; `options` False: not, the `compare` option's ablation)."""
     q, c = Text.of(question), Text.of(claim)
     if not texts or not c.tokens or NO_ANSWER.match(text_for_matching(claim)):
@@ -145,9 +145,9 @@ def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Se
 
 
 def _option_pages(q: Text, c: Text, texts: Sequence[Text], order: Sequence[int]) -> list[int]:
-    """For a pick between the options a question name_words ("Which came out first, Dinosaur or
+    """For a pick between the options a question names ("Which came out first, Dinosaur or
     McFarland, USA?" - "Dinosaur"): the page titled as the answer is written, and the best other
-    page the question name_words by its title. The claim trees score an option's own page low (it holds
+    page the question names by its title. The claim trees score an option's own page low (it holds
     little of the question's frame), so a right pick rested on nothing (HotpotQA training questions
     with their gold answers: support cited for 83.2% of them, from 82.7; none more supported with
     each question's own pages hidden). [] when the question offers no choice or no page bears the
@@ -186,14 +186,14 @@ class GroundingRule:
     names: float = 0.0
     rarity: bool = True  # coverage weighs each word by its rarity; False: every word counts once
     repeats: bool = False  # also cite a page that adds no word to the others cited (`passages_needed`)
-    compare: bool = True  # the pages a comparison name_words are its support (`compares_its_pages`)
+    compare: bool = True  # the pages a comparison names are its support (`compares_its_pages`)
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
            from_memory: bool = False, trees=None) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
     sentence nothing supports, or whose cited passages hold too little of the question (the
-    rule's coverage and name_words), is labelled "not in your documents" (when `rule.honest`) with no
+    rule's coverage and names), is labelled "not in your documents" (when `rule.honest`) with no
     citation. An answer `from_memory` is checked the same against the passages given (a search
     with the question): supported, it cites them, said to come from memory; else it is labelled
     "from memory" with no citation. `rule.encoder`: True for the shipped encoder, False for the word
@@ -212,7 +212,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
         encoder = shipped_encoder() if "claim_encoder" in trees.trees else False
     encode = (lambda claim: encoder_scores(encoder, question, claim, given)) if encoder else None
     supports = [support_of(question, s, texts, trees, encode, rule.compare) for s in parts]
-    # with the name_words rule a page the sentence does not rest on (an unlinked bridge) is not cited
+    # with the names rule a page the sentence does not rest on (an unlinked bridge) is not cited
     asked, asking = name_words(question), Text.of(question)
     resting = [rests_on(s, texts, asked, asking if rule.compare else None) if rule.names else s.passages
                for s in supports]

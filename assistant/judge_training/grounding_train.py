@@ -34,7 +34,7 @@ from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
 
 SPAN = re.compile(r"\b(?:[A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]+)*|\d[\d,.]*)\b")
-# Other name_words from the supporting paragraph as wrong claims: none by default. A lexical check cannot
+# Other names from the supporting paragraph as wrong claims: none by default. A lexical check cannot
 # tell which name of the right passage answers (out-of-fold AUC fell from 0.99 to 0.97 and precision
 # at 0.5 from 0.84 to 0.72 with one per paragraph); it checks that a passage about the question's
 # subject holds the claim, which is what catches answers from the wrong document.
@@ -47,7 +47,7 @@ TARGET_PRECISION = 0.76  # a cited passage must support its claim this often (ou
 
 @dataclass
 class ClaimSet:
-    """One claim read against a question's passages; `labels` name_words the rows trained on (passage
+    """One claim read against a question's passages; `labels` names the rows trained on (passage
     index -> supported). The encoder fit (grounding_encoder_fit) scores the same sets."""
     claim: str
     passages: list[tuple[str, str]]  # (title, text) as read

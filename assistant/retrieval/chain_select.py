@@ -1,7 +1,7 @@
 """Choosing the read set as a chain: passages picked one by one, each scored given those kept.
 
 A passage for a later hop looks irrelevant to the question until an earlier hop is known: its
-title (the bridge entity) is named in a kept passage, it covers the question lowercase_words the kept
+title (the bridge entity) is named in a kept passage, it covers the question words the kept
 passages leave open, and a search with the question plus the kept passage finds it (multi-hop
 dense retrieval; no reader call). `chain_features` computes those for every candidate under the
 passages kept so far; `select_chain` picks greedily with a trained scorer
@@ -53,7 +53,7 @@ class HopSearches:
 
 
 def _names(text: str) -> set[str]:
-    """Capitalised lowercase_words not at a sentence start and not stopwords: a cheap stand-in for entity names."""
+    """Capitalised words not at a sentence start and not stopwords: a cheap stand-in for entity names."""
     tokens = text.split()
     found = set()
     for i, token in enumerate(tokens):
@@ -78,7 +78,7 @@ class ChainView:
         self.q_words = content_words(question)
         self.q_names = _names(question)
         self.titles = [clean_title(c.title) for c in self.candidates]
-        # each passage's lowercase_words less its own title's: a title inside it ("Psychotherapy" in "Journal of
+        # each passage's words less its own title's: a title inside it ("Psychotherapy" in "Journal of
         # Psychotherapy Integration") is no mention of another passage
         self.joined = [f" {' '.join(lowercase_words(c.text))} ".replace(f" {t} ", " | ") if t else f" {' '.join(lowercase_words(c.text))} "
                        for c, t in zip(self.candidates, self.titles)]
@@ -104,7 +104,7 @@ class ChainView:
 
     def features(self, kept: Sequence[int], searches: HopSearches) -> list[list[float]]:
         """One row of CHAIN_FEATURES per candidate (kept ones included; the caller skips them)."""
-        covered = set().union(*(self.bags[j] for j in kept)) if kept else set()  # the kept passages' lowercase_words
+        covered = set().union(*(self.bags[j] for j in kept)) if kept else set()  # the kept passages' words
         open_words = self.q_words - covered
         idf_total = sum(self.idf.values()) or 1.0
         open_total = sum(self.idf[w] for w in open_words) or 1.0

@@ -42,7 +42,7 @@ FEATURES = (
     "title_in_question", "title_words_in_question", "question_words_in_passage", "question_idf_in_passage",
     "named_by_top1", "named_by_top3", "named_by_top_weighted",
     "names_top1", "names_top3", "names_top_weighted",
-    "lowercase_words",
+    "words",
 )
 
 
