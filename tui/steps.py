@@ -13,7 +13,7 @@ from textual.widgets.tree import TreeNode
 from assistant.events.details import PipelineStage, QueryRefined
 from assistant.events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                               SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
-from assistant.events.step_text import StepNarrator, passage_name, relevance_summary, score_vs, short
+from assistant.events.step_text import StepNarrator, passage_name, relevance_summary, short
 
 
 
@@ -33,9 +33,8 @@ def passage_label(passage: Passage, verdict: Relevance | None = None) -> Text:
     parts: list = []
     if verdict is not None:
         parts.append(("✓ " if verdict.relevant else "✗ ", "green" if verdict.relevant else "red"))
-    # the path whole; a score only where a judge gave one (the search's fusion score means nothing to a person)
-    judged = f"  {score_vs(verdict.score, verdict.threshold)}  " if verdict is not None else "  "
-    parts += [(passage_name(passage), "bold"), (judged, "dim"), (short(passage.text, 100), "dim")]
+    # the path whole and the text's start; scores are in the step's detail panel, not the tree
+    parts += [(passage_name(passage), "bold"), ("  ", "dim"), (short(passage.text, 100), "dim")]
     return label(*parts)
 
 
@@ -153,7 +152,7 @@ class StepTree(Tree):
         if group is None:
             group = self._relevance[event.parent] = self._add(scope, label(""), [], expand=False)
         group.data.append(event)
-        group.set_label(label((relevance_summary(group.data), "bold")))
+        group.set_label(label((relevance_summary(group.data, numbers=False), "bold")))
         passage_node = self._passages.get((event.parent, event.passage_id))
         passage = passage_node.data if passage_node else Passage(id=event.passage_id, text="")
         if passage_node is not None:

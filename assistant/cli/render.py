@@ -14,7 +14,7 @@ class TraceWriter:
     judge verdict; without it only the steps show."""
 
     def __init__(self, full: bool = False):
-        self.narrator = StepNarrator()
+        self.narrator = StepNarrator(numbers=full)
         self.full = full
         self._verdicts: list[Relevance] = []
 
@@ -24,7 +24,7 @@ class TraceWriter:
         if self._verdicts and not isinstance(event, Relevance):
             kept = "" if self.full else ": " + ", ".join(
                 self.narrator.name_of(v.passage_id) for v in self._verdicts if v.relevant)
-            out.append(f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts)}{kept.rstrip(': ')}")
+            out.append(f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts, self.full)}{kept.rstrip(': ')}")
             self._verdicts = []
         if isinstance(event, Answer):
             return out

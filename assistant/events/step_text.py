@@ -1,7 +1,8 @@
 """Each step of a run as one plain-language line, for people: `ask --trace` and the app's steps.
 
-No internal step names, passages named by file or title (not by id), every score shown with the
-threshold it was compared with. `StepNarrator` keeps what earlier events said (the passages seen,
+No internal step names, passages named by file or title (not by id). The plain lines (the default
+`--trace` and the app's steps) say what happened in words; with `numbers` (`--trace=full`) every
+score is shown with the threshold it was compared with. `StepNarrator` keeps what earlier events said (the passages seen,
 how many the draft was checked against) so later lines can use it.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Sequence
 from ..grounding.citations import text_for_matching
 from ..answering.origin import REFINED, Origin
 from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
-                      Reranked, SearchDecision, Trajectory)
+                      Reranked, SearchDecision, Trajectory, YesNoCheck)
 from .core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
 
@@ -38,12 +39,27 @@ def short(text: str, width: int = 90) -> str:
 def passage_name(passage: Passage) -> str:
     """A file's path relative to its indexed folder, whole (`projects/heron.md`, never cut to
     `heron.md`), with its page; or an article's title: what a person recognises."""
-    where = passage.path or passage.title or passage.id
+    where = with_folder(passage) or passage.title or passage.id
     if passage.page:
         where += f", page {passage.page}"
     if passage.section and passage.section != passage.title:  # one file, several passages: which part
         where += f" › {short(passage.section, 30)}"
     return where
+
+
+def with_folder(passage: Passage) -> str:
+    """The passage's file path; a file at the top of its source named with that folder too
+    ("bash/LICENSE", not "LICENSE" from each of three packages). Dumps and passage files (a
+    source with a file suffix) name articles: their path is left as it is."""
+    path, source = passage.path, passage.source.rstrip("/\\")
+    if not path or "/" in path or not source:
+        return path
+    parts = source.replace("\\", "/").split("/")
+    if parts[-1] == path and len(parts) > 1:  # a file added on its own: its source is the file
+        return f"{parts[-2]}/{path}" if parts[-2] else path
+    if "." in parts[-1]:  # a dump or a passages file: the path is an article's title
+        return path
+    return f"{parts[-1]}/{path}"
 
 
 def ordinal(n: int) -> str:
@@ -94,12 +110,14 @@ def no_source(answer: Answer) -> str:
     return f"No source: none of the {len(answer.passages_read)} passages {how} holds this answer."
 
 
-def relevance_summary(verdicts: Sequence[Relevance]) -> str:
-    """How many passages were kept, and why: the judge's bar, and for a ranked pool the bounds
-    on how many the reader reads when more or fewer than that reach the bar."""
+def relevance_summary(verdicts: Sequence[Relevance], numbers: bool = True) -> str:
+    """How many passages were kept, and (with `numbers`) why: the judge's bar, and for a ranked
+    pool the bounds on how many the reader reads when more or fewer than that reach the bar."""
     kept = sum(v.relevant for v in verdicts)
     thresholds = {v.threshold for v in verdicts if v.threshold is not None}
     head = f"Kept {kept} of {len(verdicts)} passages"
+    if not numbers:
+        return head if kept else f"{head}: the judge found none of them relevant"
     if len(thresholds) != 1:
         return head
     bar = thresholds.pop()
@@ -120,7 +138,8 @@ def same_text(a: str, b: str) -> bool:
 class StepNarrator:
     """One readable line per event; remembers passages by id for the later lines that name them."""
 
-    def __init__(self):
+    def __init__(self, numbers: bool = False):
+        self.numbers = numbers  # scores and thresholds beside the words (--trace=full)
         self.passages: dict[str, Passage] = {}
         self.checked_against = 0  # passages of the last feedback retrieval
         self.revised = True  # False once a check kept the same text
@@ -139,9 +158,10 @@ class StepNarrator:
 
     def _self_knowledge(self, e: SelfKnowledge) -> str:
         # the score comes early: a narrow pane cuts the end of a line
+        score = f" ({score_vs(e.score, e.threshold)})" if self.numbers else ""
         if e.knows:
-            return f"Known from memory ({score_vs(e.score, e.threshold)}): answering without looking up"
-        return f"Not known from memory ({score_vs(e.score, e.threshold)}): looking it up"
+            return f"Known from memory{score}: answering without looking up"
+        return f"Not known from memory{score}: looking it up"
 
     def _retrieved(self, e: Retrieved) -> str:
         for p in e.passages:
@@ -190,7 +210,7 @@ class StepNarrator:
             what = f"Answered along the path {basis.removeprefix('trajectory').strip()}"
         else:
             what = f"Answered ({basis})"
-        confidence = f" (confidence {e.avg_prob:.2f})" if e.avg_prob is not None else ""
+        confidence = f" (confidence {e.avg_prob:.2f})" if e.avg_prob is not None and self.numbers else ""
         return f"{what}{confidence}: “{short(e.text, 80)}”"
 
     def _note(self, e: Note) -> str:
@@ -205,7 +225,8 @@ class StepNarrator:
             self.revised = True
             return f"Step {e.stage}: {e.summary}"
         if isinstance(e, RefeedDrafts):
-            listed = "; ".join(f"(confidence {x.avg_prob:.2f}) “{short(x.text, 50)}”" for x in e.drafts)
+            listed = "; ".join((f"(confidence {x.avg_prob:.2f}) " if self.numbers else "") + f"“{short(x.text, 50)}”"
+                               for x in e.drafts)
             return f"Checking {'the draft' if len(e.drafts) == 1 else f'{len(e.drafts)} drafts'}: {listed}"
         if isinstance(e, RefeedFeedback):
             self.checked_against = len(e.passages)
@@ -214,14 +235,14 @@ class StepNarrator:
             return self._decision(e)
         if isinstance(e, SearchDecision):
             verdict = "search the index" if e.search else "answer without searching"
-            return f"Decided to {verdict} ({score_vs(e.p_search, 0.5)})"
+            return f"Decided to {verdict}" + (f" ({score_vs(e.p_search, 0.5)})" if self.numbers else "")
         if isinstance(e, QueryRefined):
             return f"{ACTIONS.get(e.action, 'Refined')} the query: “{short(e.query, 70)}”"
         if isinstance(e, Trajectory):
             route = " > ".join(s["action"] for s in e.steps)
             chosen = " — chosen" if e.chosen else ""
-            return (f"Path {e.index + 1} ({route}): “{short(e.answer, 50)}” "
-                    f"({e.selection} score {e.score:.2f}){chosen}")
+            score = f" ({e.selection} score {e.score:.2f})" if self.numbers else ""
+            return f"Path {e.index + 1} ({route}): “{short(e.answer, 50)}”{score}{chosen}"
         if isinstance(e, QueryExpanded):
             chosen = e.expansions[e.chosen].text if e.expansions else ""
             return f"Expanded the question (best of {len(e.expansions)} by {e.by}): “{short(chosen, 60)}”"
@@ -230,6 +251,8 @@ class StepNarrator:
             return f"Reranked {len(e.before)} passages; reading {kept}"
         if isinstance(e, ChainSelected):
             return chain_line(e)
+        if isinstance(e, YesNoCheck) and not self.numbers:
+            return yes_no_line(e)
         return short(e.summary, 120)
 
     def _decision(self, e: RefeedDecision) -> str:
@@ -245,15 +268,23 @@ class StepNarrator:
         if e.rule == "support" and s_new != s_old:
             which = "revision" if kept_revision else "draft"
             self.revised = kept_revision
-            return (f"{checked}; kept the {which} because the judge backs it more "
-                    f"(best passage holding it: {max(s_new, s_old):.2f} > {min(s_new, s_old):.2f})")
+            why = f" (best passage holding it: {max(s_new, s_old):.2f} > {min(s_new, s_old):.2f})" if self.numbers else ""
+            return f"{checked}; kept the {which} because the judge backs it more{why}"
         p_new, p_old = refined.avg_prob, draft.avg_prob
         if kept_revision:
-            return (f"{checked}; kept the revision because the reader is at least as sure of it "
-                    f"(confidence {p_new:.2f} ≥ {p_old:.2f})")
+            why = f" (confidence {p_new:.2f} ≥ {p_old:.2f})" if self.numbers else ""
+            return f"{checked}; kept the revision because the reader is at least as sure of it{why}"
         self.revised = False
-        return (f"{checked}; kept the draft because the reader is surer of it "
-                f"(confidence {p_old:.2f} > {p_new:.2f} for “{short(refined.text, 40)}”)")
+        why = f"confidence {p_old:.2f} > {p_new:.2f} for " if self.numbers else "over "
+        return f"{checked}; kept the draft because the reader is surer of it ({why}“{short(refined.text, 40)}”)"
+
+
+def yes_no_line(e: YesNoCheck) -> str:
+    """The yes/no check in words: whether the reader leans to yes here more than it does on any
+    question (its measured lean), without the log-odds."""
+    outcome = f"Kept “{e.answer}”" if e.decided == e.answer else f"“{e.answer}” became “{e.decided}”"
+    leaning = "more" if e.decided == "Yes" else "less"
+    return f"{outcome}: the reader leans to yes here {leaning} than it does on any question"
 
 
 def chain_line(e: ChainSelected) -> str:
