@@ -3,7 +3,7 @@
 Every distinct paragraph (title and text) of relevance_data.training_questions (the allowed training
 files, less every report and reserved question) counts once; a word's count is the number of those
 paragraphs holding it, stemmed_words as assistant/grounding_features.words writes them. Words seen once are
-left out (the table then weighs them as rare as unseen stemmed_words): half the stemmed_words, a third of the size.
+left out (the table then weighs them as rare as unseen stemmed_words): a much smaller table.
 
     python -m assistant.judge_training.word_rarity_build --data ../shared/data [--out PATH]
 """
