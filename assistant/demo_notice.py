@@ -1,8 +1,8 @@
 """The one-time notice that the bundled reader is a demo, and how to get a real one.
 
-SmolLM2-135M answers almost nothing right (about 0 EM on the report sets); a new user should hear
-that once, on first use of the CLI or the app, not find it out from wrong answers. A marker file in
-the data dir remembers that it was said.
+SmolLM2-135M answers almost nothing right (EVALUATION.md, "Other strategies, and readers"); a new
+user should hear that once, on first use of the CLI or the app, not find it out from wrong answers.
+A marker file in the data dir remembers that it was said.
 """
 from __future__ import annotations
 

@@ -111,8 +111,8 @@ class _Batches:
         self.items, self.complete = [], []
 
     def _embed(self, texts: list[str]) -> list:
-        """Vectors of `texts`, a slice at a time: a batch of 256 took 30-45 s on one slow core,
-        and Ctrl-C waited for it. Stopped, Cancelled is raised before anything is written."""
+        """Vectors of `texts`, a slice at a time: a batch of 256 took tens of seconds on one slow
+        core, and Ctrl-C waited for it. Stopped, Cancelled is raised before anything is written."""
         vectors: list = []
         step = getattr(self.embedder, "slice_passages", None) or EMBED_SLICE
         for start in range(0, len(texts), step):

@@ -27,10 +27,10 @@ APP_NAME = "offline-assistant"
 JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
-# How passages become vectors: the bundled MiniLM run by torch (the default), as int8 ONNX (the same
-# vectors within a cosine of 0.99, 1.6-3x faster on a CPU; opt-in until its answers are checked:
-# EVALUATION.md), or a static model2vec table distilled from it (many times faster, lower retrieval
-# quality; its own kind of vector: another index identity).
+# How passages become vectors: the bundled MiniLM run by torch (the default), as int8 ONNX (nearly
+# the same vectors, faster on a CPU; opt-in until its answers are checked: EVALUATION.md "Indexing
+# speed and the embedder backends"), or a static model2vec table distilled from it (many times
+# faster, lower retrieval quality; its own kind of vector: another index identity).
 EmbedderBackend = Literal["torch", "onnx", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
 # Where the transformer embedder runs: auto = a GPU when torch sees one (CUDA, or Apple's MPS), else
@@ -103,9 +103,9 @@ class Settings:
     # llama.cpp's repacked weight buffers: auto = off on CPUs with AMX, where they segfault
     # (models/llama_load.py), on elsewhere.
     reader_extra_buffers: str = field(default="auto", metadata=_one_of("auto", "on", "off"))
-    # 10, not the usual 5: on HotpotQA hybrid top-10 holds both supporting paragraphs for 75% of
-    # questions vs 46% at top-5, and Qwen 1.5B's plain-RAG EM rose 29.0 -> 39.0 on 100 questions
-    # (EVALUATION.md), for twice the prompt tokens.
+    # 10, not the usual 5: the top 10 holds both supporting paragraphs of a multi-hop question far
+    # more often than the top 5, and plain RAG answers more questions right with it, for twice the
+    # prompt tokens (lab/notes/history.md, "Passages per question: k = 10 (Qwen)").
     k: int = field(default=10, metadata=_whole(1, 50))
     depth: int = field(default=3, metadata=_whole(0, 6))
     # 0 answers "unknown" with a note that the bound was hit: useless but explained, not silent

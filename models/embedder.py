@@ -35,11 +35,12 @@ class Embedder:
 
     backend "torch" (the default) runs the model as it is, and a single question in numpy (no torch
     import: see models/query_encoder.py); "onnx" uses an int8-quantised ONNX export run by
-    onnxruntime on every core (1.6-3x faster indexing on a CPU, the same pool recall: EVALUATION.md
-    "Indexing speed"), a single question through onnxruntime alone (no torch either; not the default
-    until its answers on the report sets are checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
-    once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
-    folder lives inside the installation and should stay as installed.
+    onnxruntime on every core (faster indexing on a CPU, the same pool recall: EVALUATION.md
+    "Indexing speed and the embedder backends"), a single question through onnxruntime alone (no
+    torch either; not the default until its answers on the report sets are checked). The model
+    folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported once, on first
+    use, into `onnx_cache` (default <data dir>/models), because the bundled model folder lives
+    inside the installation and should stay as installed.
 
     device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """

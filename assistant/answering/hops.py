@@ -1,14 +1,14 @@
 """Finding the missing hop of a multi-hop question: sub-questions answered in order, each searched
 with the earlier sub-answers filled in.
 
-A 1.5B reader given both supporting paragraphs of a HotpotQA question gets about half of them
-right; given only one, about one in seven (EVALUATION.md). The second paragraph often shares no
-word with the question: it is about the bridge entity, which only the first hop names. So the
-question is split (RA-ISF's decomposition), and each later sub-question is searched together with
-the answers found before it ("Where was the director of Jaws born?" + "Steven Spielberg"), which
-puts the bridge entity into the search. Each sub-question's pool is ranked by the trained judge
-against that sub-question, and its top passages join the passages the final answer reads, with
-the (sub-question, sub-answer) pairs as facts.
+A small reader given both supporting paragraphs of a two-hop question answers far more often right
+than given only one (lab/notes/history.md, "Passages per question: k = 10 (Qwen)"). The second
+paragraph often shares no word with the question: it is about the bridge entity, which only the
+first hop names. So the question is split (RA-ISF's decomposition), and each later sub-question is
+searched together with the answers found before it ("Where was the director of Jaws born?" +
+"Steven Spielberg"), which puts the bridge entity into the search. Each sub-question's pool is
+ranked by the trained judge against that sub-question, and its top passages join the passages the
+final answer reads, with the (sub-question, sub-answer) pairs as facts.
 """
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """A yes/no answer weighed against the reader's lean to "yes".
 
-Small readers answer "Yes" to nearly every yes/no question: Qwen2.5-Coder-1.5B wrote "Yes" to 33
-of 40 HotpotQA training questions whose golds are half "no", and never "No". Its own odds still rank
-the questions well: the log-odds of "yes" over "no", read off the reader's first token given the
-question and the passages the answer read, sit higher for the "yes" golds (0.87 of the pairs), only
-all shifted up. So a yes/no answer is decided again by those odds against the reader's lean, a
-constant measured per reader on training questions (the catalog's `yes_lean`; EVALUATION.md,
-"Yes/no answers weighed against the reader's lean to yes"). A reader with no measured lean keeps
-its answers as written. Only a bare "yes" or "no" is weighed; an "unknown" stays unknown.
+Small readers answer "Yes" to nearly every yes/no question, yet their own odds still rank the
+questions well: the log-odds of "yes" over "no", read off the reader's first token given the
+question and the passages the answer read, sit higher where the answer is "yes", only all shifted
+up. So a yes/no answer is decided again by those odds against the reader's lean, a constant
+measured per reader on training questions (the catalog's `yes_lean`; the figures are in
+EVALUATION.md, "Yes/no answers weighed against the reader's lean to yes"). A reader with no
+measured lean keeps its answers as written. Only a bare "yes" or "no" is weighed; an "unknown"
+stays unknown.
 """
 from __future__ import annotations
 

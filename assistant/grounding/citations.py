@@ -1,7 +1,7 @@
 """Which of the passages the reader was given does the answer rest on: attribution after the fact.
 
-Small readers cite badly when asked to, and asking them would change the answer prompts (and the
-measured EM), so the answer is attributed afterwards, deterministically: each sentence of the
+Small readers cite badly when asked to, and asking them would change the answer prompts (and with
+them the answers), so the answer is attributed afterwards, deterministically: each sentence of the
 answer is matched against the passages the reader was given for it (after prompt fitting). A
 passage that contains the normalised sentence supports it outright; otherwise the sentence's key
 tokens (its content words not already in the question) are covered greedily by the passages that

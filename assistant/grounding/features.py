@@ -102,9 +102,10 @@ _PHRASE = re.compile(rf"(?<![\w'’]){_CAPITAL}[\w'’.-]*(?:\s+{_CAPITAL}[\w'�
 def written_name(title: str) -> str:
     """A page's title as other pages write it, normalised: every word, without Wikipedia's "(film)"
     or ", Blackpool" after it. The Salisbury Woodland Gardens page writes "Stanley Park", not "Stanley
-    Park, Blackpool", so the two were not linked (gold answers of HotpotQA training questions: support
-    cited for 82.7% of them, from 81.9; no drop-support replay moved). A title that only qualifies
-    with a year or a lower-case word ("United States presidential election, 2016") stays whole."""
+    Park, Blackpool", so the two were not linked and a right answer rested on nothing
+    (lab/notes/history.md, "Trust: titles written without their place"). A title that only
+    qualifies with a year or a lower-case word ("United States presidential election, 2016") stays
+    whole."""
     if DISAMBIGUATION.search(title):
         return " ".join(stemmed_words(DISAMBIGUATION.sub("", title)))
     return " ".join(stemmed_words(PLACE.sub("", title)))

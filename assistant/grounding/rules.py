@@ -30,10 +30,10 @@ def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity |
     """The share of the question's own words that the cited passages hold together, a word's
     ending aside (1.0 for a question of stopwords only); with `rarity`, each word weighed by how
     rare it is, so that a page about another subject holding the question's common words ("High
-    School", "city") but not its rare ones ("Faith Lutheran") covers little of it. With each
-    question's supporting paragraphs hidden, the reader's answers were still presented as supported
-    24% (HotpotQA) and 31% (MuSiQue) of the time on training questions, mostly on one passage about
-    another subject (lab/notes/history.md, "Trust")."""
+    School", "city") but not its rare ones ("Faith Lutheran") covers little of it. Without it, an
+    answer whose supporting paragraphs were hidden was often still presented as supported, mostly
+    on one passage about another subject (lab/notes/history.md, "Question coverage" and "Trust: rare
+    words weigh more")."""
     asked = content_tokens(Text.of(question).tokens)
     bag = set().union(*(t.bag for t in cited)) if cited else set()
     weights = [rarity.weight(w) if rarity else 1.0 for w in asked]
@@ -45,8 +45,8 @@ def question_coverage(question: str, cited: Sequence[Text], rarity: WordRarity |
 def written_otherwise(word: str, bag: set[str]) -> bool:
     """Whether a page writes the question's word in another form of the same fact: "place of birth"
     is "was born in" on the page, "date of death" "died on" (a comparison or a chain's last hop
-    asks so; on 2WikiMultihopQA's training questions with their gold answers, the support recall
-    rose from 52 to 59% and nothing else moved)."""
+    asks so; without it such a page did not hold the question's words: lab/notes/history.md,
+    "Trust: a comparison rests on the pages it compares")."""
     return any(form in bag for form in SAME_FACT.get(word, ()))
 
 
@@ -126,8 +126,8 @@ def passages_needed(question: str, sentence: str, passages: Sequence[int], texts
 
 def restates_question(answer: str, question: str) -> bool:
     """Whether the answer is a phrase the question itself states, to a question that offers no
-    choice ("Which series featured the host of "The Joe Schmo Show"?" - "The Joe Schmo Show"): wrong
-    all 5 times on the training questions' recorded answers. "Who was born first, A or B?" - "A" is
+    choice ("Which series featured the host of "The Joe Schmo Show"?" - "The Joe Schmo Show"): such
+    answers were wrong on the training questions. "Who was born first, A or B?" - "A" is
     a choice; "Argand lamp" for "this type of lamp patented by Aimé Argand" is no phrase of it."""
     said = Text.of(answer)
     asked = Text.of(question)

@@ -31,17 +31,18 @@ from .rules import (SentenceSupport, compares_its_pages, names_coverage, passage
                               question_coverage, restates_question, rests_on)
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
-# at most 2 passages for a claim (a third was a distractor holding the answer's words more often
-# than not: citation precision 81.6 -> 84.5% on HotpotQA training replays, support recall unchanged)
-# and 2 bridges (1 cut the chain question -> bridge -> page stating the answer when the claim trees
-# chose the answer's own page: tests/test_grounding.py); 3 closest passages shown when nothing supports
+# at most 2 passages for a claim (a third was more often than not a distractor holding the answer's
+# words: cutting it cited fewer wrong passages and lost no support) and 2 bridges (1 cut the chain
+# question -> bridge -> page stating the answer when the claim trees chose the answer's own page:
+# tests/test_grounding.py); 3 closest passages shown when nothing supports
 MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 # a second bridge, scored given the first, must be surer than the first (hop threshold 0.3): at 0.7
-# the exact HotpotQA training replay cites 92.4% gold (88.0 with two bridges side by side) and
-# MuSiQue's keep their third page. A page stating the answer that the claim trees doubt (score >=
-# 0.15) counts only with a linked bridge, the two holding 80% of the question's words (support recall
-# of right answers 74.4 -> 84.6% on that replay, drop-support unchanged; 90% lost the recall, 70% let
-# more in). lab/notes/history.md, "Trust: the page stating a short answer".
+# the citations stay on gold pages more often than with two bridges side by side, and MuSiQue's
+# three-page chains keep their third page. A page stating the answer that the claim trees doubt
+# (score >= 0.15) counts only with a linked bridge, the two holding 80% of the question's words:
+# more right answers are cited as supported, and no more answers whose support was hidden; a
+# higher share lost those answers, a lower one let more of the others in. The figures:
+# lab/notes/history.md, "Trust: the page stating a short answer".
 SECOND_BRIDGE, STATING_FLOOR, STATING_COVERAGE = 0.7, 0.15, 0.8
 CONTAINS = CLAIM_FEATURES.index("contains")
 ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
@@ -148,10 +149,10 @@ def _option_pages(q: Text, c: Text, texts: Sequence[Text], order: Sequence[int])
     """For a pick between the options a question names ("Which came out first, Dinosaur or
     McFarland, USA?" - "Dinosaur"): the page titled as the answer is written, and the best other
     page the question names by its title. The claim trees score an option's own page low (it holds
-    little of the question's frame), so a right pick rested on nothing (HotpotQA training questions
-    with their gold answers: support cited for 83.2% of them, from 82.7; none more supported with
-    each question's own pages hidden). [] when the question offers no choice or no page bears the
-    answer's title."""
+    little of the question's frame), so a right pick rested on nothing; resting it on the options'
+    pages lets no answer through whose own pages are hidden (lab/notes/history.md, "Trust: titles
+    written without their place, a pick rests on its options' pages"). [] when the question offers
+    no choice or no page bears the answer's title."""
     if not offers_choice(q) or not q.holds_phrase(c):
         return []
     said, whole = " ".join(c.tokens), content_tokens(c.tokens)  # as the page is written, or its whole title

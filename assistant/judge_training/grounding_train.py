@@ -35,9 +35,9 @@ from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
 
 SPAN = re.compile(r"\b(?:[A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]+)*|\d[\d,.]*)\b")
 # Other names from the supporting paragraph as wrong claims: none by default. A lexical check cannot
-# tell which name of the right passage answers (out-of-fold AUC fell from 0.99 to 0.97 and precision
-# at 0.5 from 0.84 to 0.72 with one per paragraph); it checks that a passage about the question's
-# subject holds the claim, which is what catches answers from the wrong document.
+# tell which name of the right passage answers (with one per paragraph the trees ranked and cut
+# worse out of fold); it checks that a passage about the question's subject holds the claim, which
+# is what catches answers from the wrong document.
 SPAN_NEGATIVES = 0
 ELSEWHERE = 2  # per question: pages of other questions among the candidate bridges (hop rows)
 PLANTED = 1  # per question: the answer planted in a paragraph about something else

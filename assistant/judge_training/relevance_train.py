@@ -4,14 +4,14 @@ The question and the passage are encoded together (so that each attends to the o
 the score is the cosine between the mean of the question's tokens and the mean of the
 passage's tokens (models.judges.relevance.segment_cosine). This head starts where the
 bi-encoder already is (MiniLM was trained with mean pooling): a [CLS] head on these weights
-learned nothing in 343 steps but the class prior (loss 0.69 -> 0.59, held-out ranking at
-chance), while this one starts at the embedder's held-out AUC (0.71) and can only move from there.
+learned nothing but the class prior (its held-out ranking stayed at chance), while this one starts
+where the embedder's own ranking is and can only move from there.
 
 Loss: listwise, as rerankers are trained: each supporting passage against its question's
 negatives, softmax over the group at a fixed scale of 20 (a bias cannot lower it, so the
 model has to separate passages). Probabilities come afterwards: P = sigmoid(a * cosine + b),
 fitted on held-apart questions (relevance_pipeline). Fixed seed, torch on the CPU; batches
-hold groups of similar length, since padding a mixed batch costs about a third of the time.
+hold groups of similar length, since padding a mixed batch costs much of the time.
 """
 from __future__ import annotations
 

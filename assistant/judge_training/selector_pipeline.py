@@ -127,9 +127,10 @@ def choose_threshold(pools, scores, tolerance: float = 0.01) -> float:
 
 
 SUFFICIENT_RANK = 2  # a multi-hop question needs at least two supporting passages
-# The first target, reachable since the selector reads expansion searches (rank-2 >= 0.58 on 80% of
-# the training questions); 0.85 was the fallback when no cut passed 0.88. On MuSiQue, whose
-# questions need 2-4 paragraphs, 0.85 flagged 67% of questions "sufficient" at 31% precision.
+# The first target, reachable since the selector reads expansion searches; 0.85 was the fallback
+# when no cut reached it. On MuSiQue, whose questions need 2-4 paragraphs, 0.85 called most
+# questions "sufficient" that were not (lab/notes/history.md, "What was tried, and what each
+# attempt measured").
 SUFFICIENT_PRECISION = 0.90
 
 

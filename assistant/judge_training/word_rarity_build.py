@@ -3,7 +3,7 @@
 Every distinct paragraph (title and text) of relevance_data.training_questions (the allowed training
 files, less every report and reserved question) counts once; a word's count is the number of those
 paragraphs holding it, words as assistant/grounding_features.words writes them. Words seen once are
-left out (the table then weighs them as rare as unseen words): half the words, a third of the size.
+left out (the table then weighs them as rare as unseen words): a much smaller table.
 
     python -m assistant.judge_training.word_rarity_build --data ../shared/data [--out PATH]
 """
@@ -35,7 +35,7 @@ def rarity_table(paragraphs: Iterable[tuple[str, str]], min_count: int = MIN_COU
         seen.add((title, text))
         counts.update(set(stemmed_words(f"{title} {text}")))
     if not seen:
-        raise AssistantError("no paragraphs to count words in")
+        raise AssistantError("no paragraphs to count stemmed_words in")
     return WordRarity(len(seen), {w: c for w, c in sorted(counts.items()) if c >= min_count})
 
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     except (AssistantError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{len(questions)} questions, {table.documents} paragraphs, {len(table.counts)} words -> {args.out}")
+    print(f"{len(questions)} questions, {table.documents} paragraphs, {len(table.counts)} stemmed_words -> {args.out}")
     return 0
 
 

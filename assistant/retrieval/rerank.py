@@ -1,8 +1,9 @@
 """Ranking a wide candidate pool with the trained relevance judge; the reader reads only the top.
 
-Hybrid search finds both supporting paragraphs of a HotpotQA question in its top 10 for 75% of
-questions; a trained judge over a wider pool can put them in the top few, and fewer, better
-passages mean shorter prompts, which on a CPU is most of an answer's time.
+Hybrid search's top 10 holds both supporting paragraphs of a two-hop question far more often than
+its top 5 (EVALUATION.md, "Retrieval: the passages handed to the reader"); a trained judge over a
+wider pool can put them in the top few, and fewer, better passages mean shorter prompts, which on a
+CPU is most of an answer's time.
 
 When the judge folder carries a passage selector (selector.json, models/passage_selector.py),
 the selector decides: it may first search again for the missing hop (question + a top passage,

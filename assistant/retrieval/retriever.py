@@ -25,13 +25,12 @@ class VectorSearch:
 
 
 # Per index kind (`IndexStore.vector_index_type`). HNSW-SQ (built now): every partition's graph
-# is walked (there are at most MAX_PARTITIONS): on the benchmark's clustered vectors probing 3 of
-# 4 partitions cost up to 7% of recall@10, depending on where k-means drew the borders. ef 150
-# with a 2x exact re-rank: on 10^6 rows (4 graphs, two builds) recall@10 0.991-0.999 (ef 100:
-# 0.984-0.999) for a vector side of 5-6.5 ms on 2 loaded cores; int8 distances alone (no
-# re-rank) 0.966-0.978 (benchmarks/bench_query.py, EVALUATION.md "Query speed at 10^6 rows").
-# IVF-PQ (indices built before): PQ distances alone put recall@10 near 0.5; on 10^6 rows (244
-# partitions) 32 / 64 / 128 partitions gave 0.85 / 0.93 / 0.99 at 9 / 13 / 19 ms (quiet).
+# is walked (there are at most MAX_PARTITIONS), since skipping one loses neighbours wherever
+# k-means drew the borders. ef 150 with a 2x exact re-rank finds nearly all of the exact top 10 in
+# a few milliseconds; int8 distances alone, without the re-rank, miss more of them.
+# IVF-PQ (indices built before): PQ distances alone are too coarse, so it probes many partitions
+# and re-ranks widely. The figures: benchmarks/bench_query.py, EVALUATION.md "Query speed at 10^6
+# rows" and lab/notes/history.md "Query speed at 10^6 rows".
 VECTOR_SEARCH = {
     "IvfHnswSq": VectorSearch(nprobes=MAX_PARTITIONS, refine_factor=2, ef=150),
     "IvfPq": VectorSearch(nprobes=128, refine_factor=10),

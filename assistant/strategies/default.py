@@ -80,8 +80,8 @@ class DefaultPipeline(Strategy):
         # the share (%) of the question's words, each weighed by its rarity (coverage), and of its
         # names and numbers (names: then also every name and number the answer states), that the
         # cited passages must hold together for the answer to be presented as supported; 0: off
-        # (chosen on training questions: lab/notes/history.md "Trust", and "Trust: rare words weigh more, a
-        # repeating page is not cited")
+        # (chosen on training questions: lab/notes/history.md "Question coverage", and "Trust: rare
+        # words weigh more, a repeating page is not cited")
         coverage: Annotated[int, Range(0, 100)] = 65
         rarity: bool = True  # false: coverage counts every word of the question once
         repeats: bool = False  # true: also cite a page that adds no word of the question or answer

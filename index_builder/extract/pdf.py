@@ -1,6 +1,6 @@
-"""PDF text per page with pypdfium2 (PDFium): about 12x faster than pypdf on the same files
-with the same words (see docs/index.md). Each page is its own section so passages keep their
-page number for citations."""
+"""PDF text per page with pypdfium2 (PDFium): many times faster than pypdf on the same files,
+with the same words. Each page is its own section so passages keep their page number for
+citations."""
 from __future__ import annotations
 
 import re

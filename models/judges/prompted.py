@@ -62,9 +62,10 @@ class ReaderJudge:
 
     def knows(self, question: str) -> Verdict:
         """Known = the reader's own closed-book answer is confident. Asked "can you answer this from
-        memory?", small instruction models say yes to nearly everything (Qwen2.5-1.5B: 95% of
-        HotpotQA questions, whose closed-book answers it gets right 9% of the time); the mean token
-        probability of the answer it would give separates the two far better."""
+        memory?", small instruction models say yes to nearly everything, including the many
+        questions they then answer wrong; the mean token probability of the answer it would give
+        separates the two far better (lab/notes/history.md, "Self-knowledge: what changed and
+        why")."""
         generation = self.reader.generate(closed_book_messages(question), max_tokens=24)
         score = generation.avg_prob if generation.text.strip() else 0.0
         return Verdict(yes=score >= self.knows_threshold, score=score)

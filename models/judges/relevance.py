@@ -82,8 +82,8 @@ class RelevanceJudge:
     """score(question, passages) -> P(relevant) per passage, batched over the pool."""
 
     # One pair per run: int8 dynamic quantization scales activations per run over the whole batch
-    # tensor, padding included, so batched scores depended on their batch-mates (0.65 alone vs 0.60
-    # beside shorter passages). One at a time is deterministic and wastes nothing on padding.
+    # tensor, padding included, so batched scores depended on their batch-mates (a passage scored
+    # lower beside shorter ones). One at a time is deterministic and wastes nothing on padding.
     def __init__(self, folder: Path | str, n_threads: int | None = None, batch_size: int = 1):
         import onnxruntime as ort
         from tokenizers import Tokenizer

@@ -100,9 +100,9 @@ class T5Judge:
 
 
 # Padding every input to the longest of k costs encoder work: on CPU one 10-passage batch of
-# HotpotQA paragraphs (185 tokens on average, 309 at most) ran at 0.64x the speed of 10 single
-# calls. Inputs are sorted by length and grouped so that a batch's longest input is at most
-# MAX_PADDING times its shortest, and a batch holds at most MAX_BATCH_TOKENS (padded) tokens.
+# paragraphs of mixed lengths ran slower than 10 single calls. Inputs are sorted by length and
+# grouped so that a batch's longest input is at most MAX_PADDING times its shortest, and a batch
+# holds at most MAX_BATCH_TOKENS (padded) tokens.
 MAX_PADDING = 1.25
 MAX_BATCH_TOKENS = 8192
 

@@ -98,7 +98,7 @@ class Reader(Interruptible):
     def _decode(self, decode, *args, abortable: bool = False) -> None:
         """llama.cpp's decode. `abortable` (a batch of prompt tokens): llama.cpp itself asks
         should_stop() between the steps of the decode, since one batch of a 1.5B reader on one
-        thread takes tens of seconds and Ctrl-C waited for its end (the trial: 24-27 s). Python
+        thread takes tens of seconds and Ctrl-C waited for its end. Python
         runs the SIGINT handler that sets the flag inside that callback, which llama.cpp calls on
         this (the main) thread. One generated token is short: it is checked between tokens, and
         spared the callback's cost on every step."""
