@@ -35,7 +35,7 @@ def rarity_table(paragraphs: Iterable[tuple[str, str]], min_count: int = MIN_COU
         seen.add((title, text))
         counts.update(set(stemmed_words(f"{title} {text}")))
     if not seen:
-        raise AssistantError("no paragraphs to count stemmed_words in")
+        raise AssistantError("no paragraphs to count words in")
     return WordRarity(len(seen), {w: c for w, c in sorted(counts.items()) if c >= min_count})
 
 
