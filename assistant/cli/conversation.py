@@ -14,6 +14,7 @@ from models.config import Settings
 from ..events.details import QuestionRewritten
 from ..events.core import Answer, Event, Token
 from .render import TraceWriter, answer_block
+from .status_line import StatusLine
 
 
 def question_events(question: str, strategy, spec: str, settings: Settings, thread: str | None = None,
@@ -75,27 +76,36 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, fu
     """Print a question's events as `ask` does (`full`: passages and scores too); the Answer back."""
     steps = TraceWriter(full=full)
     live = LiveTokens(enabled=not as_json and sys.stdout.isatty())
+    status = StatusLine(enabled=not (as_json or trace) and sys.stderr.isatty())
+    status.start()  # at once: loading the models can take a while
     answer = None
-    for event in events:
-        if as_json:
-            if not isinstance(event, Token):
-                typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
-            answer = event if isinstance(event, Answer) else answer
-            continue
-        if isinstance(event, Token):
-            live.token(event)
-            continue
-        lines = steps.lines(event)  # also notes whether a check changed the answer
-        if isinstance(event, QuestionRewritten) and not trace:
-            typer.echo(f"({event.summary})")  # what was asked, when a follow-up was rewritten
-        if trace and lines:
-            live.end_line()
-            for line in lines:
-                typer.echo(line)
-        if isinstance(event, Answer):
-            live.wipe()
-            if trace:
-                typer.echo("")
-            typer.echo(answer_block(event, steps.narrator.revised))
-            answer = event
+    try:
+        for event in events:
+            status.event(event)
+            if as_json:
+                if not isinstance(event, Token):
+                    typer.echo(json.dumps(event.to_dict(), ensure_ascii=False))
+                answer = event if isinstance(event, Answer) else answer
+                continue
+            if isinstance(event, Token):
+                live.token(event)
+                continue
+            lines = steps.lines(event)  # also notes whether a check changed the answer
+            if isinstance(event, QuestionRewritten) and not trace:
+                status.clear()
+                typer.echo(f"({event.summary})")  # what was asked, when a follow-up was rewritten
+            if trace and lines:
+                live.end_line()
+                for line in lines:
+                    typer.echo(line)
+            if isinstance(event, Answer):
+                status.clear()
+                live.wipe()
+                if trace:
+                    typer.echo("")
+                typer.echo(answer_block(event, steps.narrator.revised))
+                answer = event
+
+    finally:
+        status.clear()  # an error's line starts on its own
     return answer
