@@ -63,6 +63,11 @@ class RunContext:
     def k(self) -> int:
         return self.settings.k
 
+    @property
+    def documents(self) -> bool:
+        """The index searched holds a person's own files only (not a dump, passages or a dataset)."""
+        return bool(getattr(self.retriever, "holds_documents", False))
+
     def check_budget(self) -> None:
         if self.reader_usage()["calls"] >= self.settings.max_reader_calls:
             raise BudgetExceeded(f"reader-call bound of {self.settings.max_reader_calls} reached")

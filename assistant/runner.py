@@ -79,7 +79,7 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
     text = answer_text(result.text)  # without a sources block copied from a document
-    cited = _attribution(text, result, question, strategy)  # only what the answer rests on
+    cited = _attribution(text, result, question, strategy, ctx.documents)  # only what the answer rests on
     yield Answer(step=ctx.step(), question=question, text=text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
@@ -87,11 +87,16 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
                  closest=cited.closest)
 
 
-def _attribution(text: str, result: Result, question: str, strategy: Strategy):
-    """The trained grounding check where the strategy asks for it; else word-overlap attribution."""
+def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool):
+    """The grounding check where the strategy asks for it (on a person's own files, the check made
+    for them, when the strategy takes it); else word-overlap attribution."""
     if strategy.grounding is None:
         return attribute(text, question, result.citations)
+    memory = result.resolved_by.startswith("self-knowledge")
+    if documents and strategy.grounds_documents:
+        from .grounding.documents import ground_documents
+
+        return ground_documents(text, question, result.citations, strategy.grounding.honest, from_memory=memory)
     from .grounding.verdict import ground
 
-    memory = result.resolved_by.startswith("self-knowledge")
     return ground(text, question, result.citations, strategy.grounding, from_memory=memory)

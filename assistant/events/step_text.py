@@ -20,6 +20,7 @@ RESOLVED = {
     "self-knowledge": "from the reader's own knowledge",
     "closed-book": "from the reader's own knowledge",
     "passages": "from the passages it read",
+    "parts": "each part of the question from its own passages",
     "fallback": "from the retrieved passages (none was judged relevant)",
     "decomposition": "from the answers to its sub-questions",
     "multi-hop": "from both hops' passages and the answers to its sub-questions",

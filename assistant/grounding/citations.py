@@ -68,7 +68,7 @@ class Attribution:
     closest: list[Passage] = field(default_factory=list)
 
 
-def _supporting(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],
+def supporting_passages(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],
                 min_keys: int = 1) -> list[int]:
     """Indices of the passages that support one sentence, best first; [] when none does."""
     whole = text_for_matching(sentence)
@@ -123,7 +123,7 @@ def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attributi
     min_keys = 1 if len(parts) == 1 else 2
     for sentence in parts:
         markers = []
-        for i in _supporting(sentence, question, texts, token_sets, min_keys):
+        for i in supporting_passages(sentence, question, texts, token_sets, min_keys):
             passage = given[i]
             if passage.id not in numbers:
                 cited.append(passage)

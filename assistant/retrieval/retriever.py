@@ -69,6 +69,18 @@ def fts_query(text: str) -> str:
     return " ".join(re.findall(r"\w+", text))
 
 
+DOCUMENT_KINDS = {"folder", "file"}  # a person's own files, as against a dump, passages or a dataset
+
+
+def holds_documents(listed: dict, sources: Sequence[str] | None) -> bool:
+    """Whether every source searched is a person's own files (a folder or a file added alone):
+    the pipeline then answers a question whose support it finds without the multi-hop machinery
+    tuned on encyclopedic pages."""
+    kinds = {info.get("kind") for name, info in listed.items()
+             if isinstance(info, dict) and (sources is None or name in sources)}
+    return bool(kinds) and kinds <= DOCUMENT_KINDS
+
+
 class HybridRetriever:
     def __init__(self, store: IndexStore, embedder, candidates: int = 30,
                  vector_search: VectorSearch | None = None, sources: Sequence[str] | None = None):
@@ -87,6 +99,7 @@ class HybridRetriever:
         with store.errors():  # passages of a document an interrupted run left unfinished stay out
             keep_out = searchable_filter(store)
         within = f"source IN ({quote(sources)})" if sources is not None else None  # one collection's sources
+        self.holds_documents = holds_documents(store.meta.get("sources") or {}, sources)
         self.where = " AND ".join(f"({c})" for c in (keep_out, within) if c) or None  # one filter, built once
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS, row_ids: bool = False) -> list[dict]:

@@ -34,6 +34,11 @@ class Strategy:
         older word-overlap attribution (assistant/grounding/citations.py)."""
         return None
 
+    @property
+    def grounds_documents(self) -> bool:
+        """On a person's own files, the grounding check made for them (assistant/grounding/documents.py)."""
+        return False
+
     @classmethod
     def declared_options(cls) -> tuple[Option, ...]:
         return cls.Options.declared()

@@ -41,11 +41,13 @@ from ..answering import prompts
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
 from ..answering.origin import REFINED, Origin
+from ..answering.parts import Part, combined, parts_of
 from ..checks import CHECKS
 from ..context import Result, RunContext
-from ..events.core import Note
+from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import PipelineStage
-from ..grounding.verdict import GroundingRule
+from ..grounding.documents import ground_documents
+from ..grounding.verdict import SUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
 from .base import Strategy
@@ -96,6 +98,12 @@ class DefaultPipeline(Strategy):
         # a yes/no about two things' nationality ("of the same nationality?", "both American?")
         # decided by the nationality their pages' openings give (assistant/checks/nationality.py)
         nationality: bool = True
+        # on a person's own files (an index of folders and files only): answer from the first
+        # search's passages with one reader call; sub-questions only for a question of several
+        # parts (each part answered from its own passages) or an unknown answer; ReFeed only for
+        # a draft its passages do not state; checks made for encyclopedic pages left out; the
+        # grounding check made for such files (assistant/grounding/documents.py)
+        documents: bool = True
 
     name = "default"
 
@@ -107,6 +115,10 @@ class DefaultPipeline(Strategy):
     @property
     def reads_relevance_judge(self) -> bool:
         return self.opts.relevance
+
+    @property
+    def grounds_documents(self) -> bool:
+        return self.opts.documents
 
     @property
     def grounding(self) -> GroundingRule | None:
@@ -123,7 +135,10 @@ class DefaultPipeline(Strategy):
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
         answer = yield from self._answer(question, ctx, numbers)
+        documents = self.opts.documents and ctx.documents
         for check in CHECKS:
+            if documents and check.suits != "any documents":
+                continue  # its signals (page titles, openings) mean nothing in a person's files
             pending = check.pending(question, answer, ctx) if getattr(self.opts, check.option) else None
             if pending is not None:
                 stage = self._stage(ctx, numbers, check.stage, check.summary)
@@ -142,19 +157,55 @@ class DefaultPipeline(Strategy):
                     known = yield from self._look_up_memory(question, known, ctx, numbers)
                 return known
 
+        documents = self.opts.documents and ctx.documents
+        parts = parts_of(question) if documents else []
+        if parts:
+            answer = yield from self._parts(parts, ctx, numbers)
+            return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
         stage = self._stage(ctx, numbers, "retrieve", "Look up passages and let the judge rank them (RA-ISF)",
                             strategy="ra-isf")
         yield stage
         ranking = yield from self._first_hop(question, ctx, stage.step)
-        sufficient = self._sufficient(ranking, ctx)
+        # in a person's files the judge's sense of "short support" (learned on two-page questions)
+        # does not hold: the first answer is tried, and only an unknown one looks further
+        sufficient = True if documents else self._sufficient(ranking, ctx)
         answer = None
         if self.opts.hop == "never" or (self.opts.hop == "auto" and sufficient is not False):
             answer = yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                 "passages", citations=ranking.kept, parent=stage.step)
         if answer is None or (self.opts.hop == "auto" and is_unknown(answer.text)):
             answer = yield from self._missing_hop(question, ctx, numbers, ranking, answer)
+        return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
 
+    def _parts(self, parts: list[Part], ctx: RunContext, numbers) -> StrategyRun:
+        """Each part of the question searched, ranked and answered alone; their answers joined,
+        a sentence each, so that each is cited from its own passages."""
+        stage = self._stage(ctx, numbers, "parts", f"Answer each of the question's {len(parts)} parts "
+                            "from its own passages (RA-ISF)", strategy="ra-isf")
+        yield stage
+        answered, read, probs = [], [], []
+        for index, part in enumerate(parts):
+            opened = SubQuestion(step=ctx.step(), parent=stage.step, depth=1, question=part.question, index=index)
+            ctx.sub_questions += 1
+            yield opened
+            ranking = yield from self._first_hop(part.question, ctx, opened.step)
+            result = yield from generate_answer(ctx, lambda ps, q=part.question: prompts.from_passages(q, ps),
+                                                part.question, "passages", citations=ranking.kept,
+                                                parent=opened.step, depth=1, stream=False)
+            yield SubAnswer(step=ctx.step(), parent=opened.step, depth=1, question=part.question,
+                            answer=result.text, resolved_by=result.resolved_by)
+            answered.append((part, result.text))
+            read = add_new(read, result.citations)
+            probs.append(result.avg_prob or 0.0)
+        return Result(combined(answered), citations=read, resolved_by="parts", avg_prob=min(probs, default=0.0))
+
+    def _check_with_feedback(self, question: str, answer: Result, ctx: RunContext, numbers,
+                             documents: bool) -> StrategyRun:
+        """ReFeed's check of the answer against a search with it; in a person's files only for a
+        draft whose passages do not state it (a stated answer needs no second look-up)."""
         if not self.opts.refine:
+            return answer
+        if documents and ground_documents(answer.text, question, answer.citations).grounding == SUPPORTED:
             return answer
         stage = self._stage(ctx, numbers, "refeed", "Check the answer against a look-up with it (ReFeed)",
                             strategy="refeed", draft=answer.text)

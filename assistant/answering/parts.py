@@ -1,0 +1,73 @@
+"""A question with several parts, split into questions that each ask one thing.
+
+"What are the bug addresses for bash and for GNU ed?" asks the same thing of two subjects; "What
+is the version and release date of bzip2?" asks two things of one subject; "Who wrote GNU bc and
+when was it released?" asks two questions. A reader given one prompt for all of it tends to answer
+half; each part asked alone is answered from its own passages and cited on its own. Only these
+shapes are split, by pattern and without a model: a one-fact question stays whole.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
+# "Who wrote GNU bc and when was it released?": a second question after "and"
+_TWO_QUESTIONS = re.compile(rf"^(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>{_WH}\b.+?)\??$", re.I)
+# "... for bash and for GNU ed?": one ask, two subjects each with its own preposition
+_TWO_SUBJECTS = re.compile(r"^(?P<head>.+?\b(?P<prep>for|of|in|about|by))\s+(?P<a>.+?)\s*,?\s+and\s+"
+                           r"(?:(?P=prep)\s+)(?P<b>.+?)\??$", re.I)
+# "What is the version and release date of bzip2?": two short facets of one subject
+_TWO_FACETS = re.compile(r"^(?P<wh>what|which)\s+(?P<verb>is|are|was|were)\s+(?:the\s+|its\s+)?"
+                         r"(?P<a>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+and\s+(?:the\s+|its\s+)?"
+                         r"(?P<b>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?P<prep>of|for|in)\s+(?P<x>.+?)\??$", re.I)
+
+
+@dataclass(frozen=True)
+class Part:
+    question: str  # the part asked alone
+    label: str  # what tells this part's answer apart in the combined answer
+
+
+def parts_of(question: str) -> list[Part]:
+    """The question's parts, each a question of its own; [] when it asks one thing."""
+    text = " ".join(question.split())
+    if (m := _TWO_FACETS.match(text)):
+        x = m["x"]
+        return [Part(f"{m['wh']} {m['verb']} the {facet} {m['prep']} {x}?", f"{facet[:1].upper()}{facet[1:]}")
+                for facet in (m["a"], m["b"])]
+    if (m := _TWO_SUBJECTS.match(text)) and _short(m["a"]) and _short(m["b"]):
+        return [Part(f"{m['head']} {subject}?", f"For {subject}") for subject in (m["a"], m["b"])]
+    if (m := _TWO_QUESTIONS.match(text)):
+        first, second = m["a"].rstrip(" ,?"), m["b"].rstrip(" ,?")
+        labels = [f"{q[:1].upper()}{q[1:]}" for q in (first, second)]
+        alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
+        return [Part(f"{labels[0]}?", labels[0]), Part(f"{alone}?", labels[1])]
+    return []
+
+
+_PRONOUN = re.compile(r"\b(?:its|it|they|them)\b", re.I)
+_LAST_OBJECT = re.compile(r".*\b(?:of|for|about|by|in)\s+(.+)$", re.I)
+
+
+def _subject(question: str) -> str:
+    """What a question is about, for the pronoun of the question after it ("Who wrote GNU bc" ->
+    "GNU bc"): the words after its last preposition, else after its question word and verb."""
+    if (m := _LAST_OBJECT.match(question)):
+        return m[1]
+    words = question.split()
+    if len(words) > 3 and words[1].lower() in _AUXILIARIES:  # "What does grep do": its verb comes last
+        words = words[:-1]
+    return " ".join(words[2:]) or question
+
+
+_AUXILIARIES = {"does", "do", "did", "is", "are", "was", "were", "can", "will", "should", "has", "have"}
+
+
+def _short(subject: str) -> bool:
+    return 0 < len(subject.split()) <= 5
+
+
+def combined(labelled: list[tuple[Part, str]]) -> str:
+    """The parts' answers as one answer, a sentence each: "For bash: bug-bash@gnu.org. For GNU ed: ..."."""
+    return " ".join(f"{part.label}: {answer.strip().rstrip('.')}." for part, answer in labelled)

@@ -1,0 +1,108 @@
+"""The grounding check for a person's own files: an answer is supported where a passage the reader
+read states it, and that passage is about what was asked.
+
+The trained check (verdict.py) was fitted on encyclopedic pages: its trees, the question words'
+rarity counted over Wikipedia paragraphs, title suffixes and bridges between article titles say
+little about a README, a manual or a note. Here each sentence of the answer must have its own
+words (those the question does not already hold) in a passage read (citations.supporting_passages),
+and the passages cited must hold most of the question's words, counting the file's path and title:
+a manual named for the program asked about is about it. Every sentence cites only the passages
+holding it; one sentence no passage states makes the whole answer "not in your documents".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+from ..events.core import Passage
+from .citations import (NO_ANSWER, STOPWORDS, Attribution, key_tokens, sentences, stem, supporting_passages,
+                        text_for_matching)
+from .verdict import CLOSEST, FROM_MEMORY, MEMORY, MEMORY_AGREES, NOT_IN_DOCUMENTS, SUPPORTED, UNSUPPORTED
+
+# the cited passages (with their files' paths and titles) hold at least this share of the
+# question's content words: a passage that happens to hold the answer's words but is about
+# another program or topic does not support it
+ABOUT_THE_QUESTION = 0.5
+
+
+# an address, a version, a number, a path: one token that must stand in a passage as written
+# (its pieces found across passages, "bug-tar@gnu.org" from "tar" and "gnu.org", state nothing)
+_ATOM = re.compile(r"[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d")
+
+
+def atoms(sentence: str) -> list[str]:
+    return [a.lower() for a in _ATOM.findall(sentence)]
+
+
+def states_atoms(sentence: str, raw_texts: Sequence[str]) -> bool:
+    """Every address, version and number of the sentence is written in one of these passages."""
+    return all(any(a in t for t in raw_texts) for a in atoms(sentence))
+
+
+def _stating(sentence: str, question: str, texts, token_sets, raw, min_keys: int) -> list[int]:
+    """The passages stating the sentence: the first that writes all its addresses, versions and
+    numbers when it has some, else those holding its own words (citations.supporting_passages)."""
+    written = atoms(sentence)
+    if written:
+        holders = [i for i, text in enumerate(raw) if all(a in text for a in written)]
+        if holders:
+            return holders[:1] if supporting_passages(sentence, question, [texts[holders[0]]],
+                                                      [token_sets[holders[0]]], 1) else []
+    found = supporting_passages(sentence, question, texts, token_sets, min_keys)
+    return found if states_atoms(sentence, [raw[i] for i in found]) else []
+
+
+def passage_words(passage: Passage) -> str:
+    where = passage.path.replace("/", " ").replace("_", " ").replace("-", " ")
+    return text_for_matching(f"{where} {passage.title} {passage.section} {passage.text}")
+
+
+def question_words(question: str) -> set[str]:
+    return {stem(w) for w in text_for_matching(question).split() if w not in STOPWORDS}
+
+
+def about_the_question(question: str, cited_texts: Sequence[str]) -> bool:
+    asked = question_words(question)
+    if not asked:
+        return True
+    held = set().union(*({stem(w) for w in t.split()} for t in cited_texts)) if cited_texts else set()
+    return len(asked & held) / len(asked) >= ABOUT_THE_QUESTION
+
+
+def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
+                     from_memory: bool = False) -> Attribution:
+    given = list(given)
+    if from_memory:
+        checked = ground_documents(answer, question, given, honest) if given else None
+        if checked is not None and checked.grounding == SUPPORTED:
+            return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
+        return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
+    texts = [passage_words(p) for p in given]
+    token_sets = [{stem(w) for w in t.split()} for t in texts]
+    parts = sentences(answer) or [answer]
+    raw = [f"{p.path} {p.title} {p.text}".lower() for p in given]
+    # in a longer answer a sentence with one word of its own leans on the one before, unless that
+    # word is an address, version or number (a part's answer: "For bash: bug-bash@gnu.org.")
+    found = [_stating(s, question, texts, token_sets, raw, 1 if len(parts) == 1 or atoms(s) else 2) for s in parts]
+    # a short sentence with no word of its own beside a stated one ("She is the lead.") needs none
+    stated = [bool(f) or (len(parts) > 1 and not key_tokens(s, question)) for s, f in zip(parts, found)]
+    cited_ids = list(dict.fromkeys(i for f in found for i in f))
+    backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
+              and about_the_question(question, [texts[i] for i in cited_ids]))
+    if not backed:
+        guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
+        marked = f"{NOT_IN_DOCUMENTS}{guess}" if honest else answer
+        return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=given[:CLOSEST])
+    cited: list[Passage] = []
+    numbers: dict[str, int] = {}
+    marked = []
+    for sentence, passages in zip(parts, found):
+        for i in passages:
+            if given[i].id not in numbers:
+                cited.append(given[i])
+                numbers[given[i].id] = len(cited)
+        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in passages))
+        marked.append(f"{sentence} {markers}".rstrip())
+    return Attribution(cited=cited, marked_text=" ".join(marked), grounding=SUPPORTED)
+

@@ -1,0 +1,115 @@
+"""On a person's own files (an index of folders and files only) the default pipeline answers a
+question whose support the first search finds with one reader call, answers each part of a
+question of several parts from its own passages, and labels with the grounding check made for
+such files: an answer a read passage states is supported, citing that passage only."""
+from __future__ import annotations
+
+from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
+
+from assistant.answering.parts import parts_of
+from assistant.events.core import Detail, Passage, SubQuestion
+from assistant.grounding.documents import ground_documents
+from assistant.retrieval.retriever import holds_documents
+from assistant.runner import run_question
+
+FILES = {
+    "bash-manual": "Report bugs in bash to bug-bash@gnu.org with the bashbug script.",
+    "ed-manual": "GNU ed is the standard text editor. Please report bugs in GNU ed to bug-ed@gnu.org.",
+    "tar-guide": "GNU tar saves many files together into a single tape or disk archive.",
+}
+
+
+class WordsRetriever(FakeRetriever):
+    """A query finds the passages sharing a word of four letters or more with it, best match first."""
+
+    holds_documents = True
+
+    def search(self, query, k):
+        self.queries.append(query)
+        asked = {w.strip("?.,").lower() for w in query.split() if len(w.strip("?.,")) >= 3}
+        scored = [(len(asked & {w.strip("?.,").lower() for w in p.text.split() + p.path.split("-")}), i, p)
+                  for i, p in enumerate(self.passages)]
+        return [p for n, i, p in sorted(scored, key=lambda t: (-t[0], t[1])) if n][:k]
+
+
+def by_question(answers: dict[str, str]):
+    def answer(prompt):
+        asked = prompt.rsplit("Question:", 1)[-1].strip()
+        return answers.get(asked, "unknown")
+    return FakeReader(answer)
+
+
+def run(question, answers, documents=True, spec="default"):
+    retriever = WordsRetriever(FILES)
+    retriever.holds_documents = documents
+    reader = by_question(answers)
+    ctx = make_context(reader=reader, judge=FakeJudge(knows=lambda q: False), retriever=retriever, pool=4,
+                       max_passages=3, min_passages=1)
+    return list(run_question(question, spec, ctx)), reader
+
+
+def test_which_indexes_hold_a_persons_files():
+    listed = {"/home/me/docs": {"kind": "folder"}, "/home/me/notes.md": {"kind": "file"},
+              "/data/enwiki.xml.bz2": {"kind": "wikipedia"}}
+    assert holds_documents(listed, ["/home/me/docs", "/home/me/notes.md"])
+    assert not holds_documents(listed, None)  # a dump among them
+    assert not holds_documents({}, None)
+
+
+def test_a_question_of_several_parts_is_split_and_a_one_fact_question_is_not():
+    assert [p.question for p in parts_of("What are the bug addresses for bash and for GNU ed?")] == [
+        "What are the bug addresses for bash?", "What are the bug addresses for GNU ed?"]
+    assert [p.question for p in parts_of("What is the version and release date of bzip2?")] == [
+        "What is the version of bzip2?", "What is the release date of bzip2?"]
+    assert [p.question for p in parts_of("Who wrote GNU bc and when was it released?")] == [
+        "Who wrote GNU bc?", "When was GNU bc released?"]
+    for whole in ("Who wrote GNU bc?", "What is the meeting room on the third floor called?",
+                  "Were Scott Derrickson and Ed Wood of the same nationality?",
+                  "Which magazine was started first, Arthur's Magazine or First for Women?",
+                  "What is the difference between tar and cpio?", "Who directed the film and the play?"):
+        assert parts_of(whole) == [], whole
+
+
+def test_a_stated_answer_is_supported_citing_only_the_passage_that_states_it():
+    given = [Passage(id=pid, text=text, path=f"{pid}.txt") for pid, text in FILES.items()]
+    checked = ground_documents("bug-ed@gnu.org", "Where do I report bugs in GNU ed?", given)
+    assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["ed-manual"]
+    wrong = ground_documents("bug-tar@gnu.org", "Where do I report bugs in GNU ed?", given)
+    assert wrong.grounding == "not in your documents" and wrong.cited == []
+
+
+def test_an_answer_found_in_a_passage_about_something_else_is_not_supported():
+    """The answer's words are there, but the passage is about another program than the one asked."""
+    given = [Passage(id="bash", text=FILES["bash-manual"], path="bash-manual.txt")]
+    checked = ground_documents("bug-bash@gnu.org", "What is the bug address of OpenSSL's command line tool?", given)
+    assert checked.grounding == "not in your documents"
+
+
+def test_a_one_fact_question_is_one_reader_call_and_cites_its_file():
+    question = "Where do I report bugs in GNU ed?"
+    events, reader = run(question, {question: "bug-ed@gnu.org"})
+    answer = events[-1]
+    assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
+    assert [p.id for p in answer.citations] == ["ed-manual"]
+    assert answer.counts["reader_calls"] == 1 and answer.counts["sub_questions"] == 0
+    modules = [e.data["module"] for e in events if isinstance(e, Detail) and e.kind == "pipeline.stage"]
+    assert "hop" not in modules and "refeed" not in modules  # stated: no second look-up
+
+
+def test_every_part_is_answered_from_its_own_passage_and_cited():
+    answers = {"What are the bug addresses for bash?": "bug-bash@gnu.org",
+               "What are the bug addresses for GNU ed?": "bug-ed@gnu.org"}
+    events, reader = run("What are the bug addresses for bash and for GNU ed?", answers)
+    answer = events[-1]
+    assert [e.question for e in events if isinstance(e, SubQuestion)] == list(answers)
+    assert "bug-bash@gnu.org" in answer.text and "bug-ed@gnu.org" in answer.text
+    assert answer.grounding == "supported"
+    assert {p.id for p in answer.citations} == {"bash-manual", "ed-manual"}
+    assert answer.marked_text.count("[1]") == 1 and answer.marked_text.count("[2]") == 1  # each part its own
+
+
+def test_on_other_indexes_nothing_changes():
+    """A dump or a dataset: no parts, the trained check as before."""
+    question = "What are the bug addresses for bash and for GNU ed?"
+    events, reader = run(question, {question: "bug-bash@gnu.org"}, documents=False)
+    assert not any(isinstance(e, SubQuestion) and e.question.endswith("for bash?") for e in events)
