@@ -113,3 +113,13 @@ def test_on_other_indexes_nothing_changes():
     question = "What are the bug addresses for bash and for GNU ed?"
     events, reader = run(question, {question: "bug-bash@gnu.org"}, documents=False)
     assert not any(isinstance(e, SubQuestion) and e.question.endswith("for bash?") for e in events)
+
+
+def test_a_sentence_naming_what_its_passage_does_not_is_not_supported():
+    """Heron's leader written as Otter's: every word but "Otter" is on Heron's page."""
+    heron = Passage(id="heron", text="Project Heron is led by the marine engineer Mira Okafor.", path="projects/heron.md")
+    checked = ground_documents("Project Otter is led by the marine engineer Mira Okafor.",
+                               "Who leads Project Otter?", [heron])
+    assert checked.grounding == "not in your documents"
+    assert ground_documents("Project Heron is led by Mira Okafor.", "Who leads Project Heron?",
+                            [heron]).grounding == "supported"

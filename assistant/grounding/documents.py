@@ -40,7 +40,24 @@ def states_atoms(sentence: str, raw_texts: Sequence[str]) -> bool:
     return all(any(a in t for t in raw_texts) for a in atoms(sentence))
 
 
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*")
+
+
+def names(sentence: str) -> set[str]:
+    """The sentence's names: capitalised words past its first ("Project Otter is led by Mira
+    Okafor" -> otter, mira, okafor), stemmed as passages are."""
+    return {stem(w) for n in _NAME.findall(sentence.strip()) for w in text_for_matching(n).split()} - STOPWORDS
+
+
 def _stating(sentence: str, question: str, texts, token_sets, raw, min_keys: int) -> list[int]:
+    found = _stated_by(sentence, question, texts, token_sets, raw, min_keys)
+    # a sentence naming what its passages do not ("Project Otter is led by Mira Okafor" from
+    # Heron's page) mixes two things: no passage states it
+    held = set().union(*(token_sets[i] for i in found)) if found else set()
+    return found if names(sentence) <= held else []
+
+
+def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: int) -> list[int]:
     """The passages stating the sentence: the first that writes all its addresses, versions and
     numbers when it has some, else those holding its own words (citations.supporting_passages)."""
     written = atoms(sentence)
