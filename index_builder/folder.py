@@ -18,8 +18,10 @@ from .collections import DEFAULT, check_name, collections_of, with_collection
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
 from .names import safe_name
+from .overlap import absorb, split_lone_files
 from .pipeline import write_documents
 from .progress import Progress, ProgressCallback, StopCheck
+from .resume import resume_options
 from .sources import check_folder
 from .store import IndexStore
 from .walk import DEFAULT_MAX_SIZE, cannot_enter, walk_folder, walks_into
@@ -103,11 +105,14 @@ def index_folder(store: IndexStore, embedder, folder: Path,
         folder = parent
     source = summary.source = source_name(folder)
     collections = with_collection(store.meta.get("sources", {}).get(source), collection)
-    store.begin_source(source, "folder", collections=collections)  # listed (incomplete) from now on
+    # listed (incomplete) from now on, with what a resumed run must be given again
+    store.begin_source(source, "folder", collections=collections, resume=resume_options(collection, max_size))
     walked = walk_folder(folder, max_size, exclude=[index_path])
     summary.skipped.extend(walked.skipped)
-    update_listed(store, embedder, source, walked.files, summary, on_progress, should_stop)
+    files, lone = split_lone_files(store, walked.files, collections, summary.notes)  # each file stored once
+    update_listed(store, embedder, source, files, summary, on_progress, should_stop)
     _absorb_inner_sources(store, source, walked.folders, summary, collection)
+    absorb(store, lone, source, summary.notes)
     store.meta.setdefault("sources", {})[source] = {"kind": "folder", "collections": collections}
     store.finish()
     return summary

@@ -422,7 +422,8 @@ def test_interrupted_dumps_and_passage_files_are_listed_incomplete(tmp_path, env
             indexer(store, HashEmbedder(), file, should_stop=after_first_batch(store))
     shown = run_cli("index", "status", "--index", str(index)).output
     assert f"{kind:10} {file.resolve()}" in shown
-    assert f"(incomplete: run `assistant index {kind} {file.resolve()}` again to finish)" in shown
+    assert f"(incomplete: run `assistant index {kind} {file.resolve()} --index {index.resolve()}` again to " \
+           "finish)" in shown  # the index it was asked about
     with IndexStore.open_or_create(index, HashEmbedder.model_id, HashEmbedder.dim) as store:
         indexer(store, HashEmbedder(), file)
     assert "incomplete" not in run_cli("index", "status", "--index", str(index)).output

@@ -109,29 +109,23 @@ class Backend:
         return service.ask(question, spec, settings, should_stop, self.context_factory)
 
     @staticmethod
-    def thread(settings: Settings, name: str):
-        """The saved thread (an empty one when new); a bad name is an AssistantError."""
+    def thread(settings: Settings, name: str, whole: bool = False):
+        """The saved thread (an empty one when new): its newest turns, or all of them (`whole`, to
+        export); a bad name or a damaged file is an AssistantError."""
         from assistant import chat_service
 
-        return chat_service.threads(settings).load(name, create=True)
+        return chat_service.threads(settings).load(name, create=True, whole=whole)
 
     @staticmethod
     def thread_list(settings: Settings) -> list:
-        """The saved threads, the most recent first, with their turn counts (a damaged file still listed)."""
+        """The saved threads, the most recent first, with their turn counts (a damaged file still
+        listed, as damaged; a huge one counted without being read whole)."""
         from assistant import chat_service
-        from models.errors import AssistantError
 
         from .threads_screen import SavedThread
 
-        store, saved = chat_service.threads(settings), []
-        for name in store.names():
-            try:
-                turns = store.load(name).turns
-            except AssistantError:
-                saved.append(SavedThread(name, 0, "(damaged file)"))
-                continue
-            saved.append(SavedThread(name, len(turns), turns[0].question if turns else ""))
-        return saved
+        return [SavedThread(s.name, s.turns, s.first_question, damaged=bool(s.damaged))
+                for s in chat_service.thread_list(settings)]
 
     @staticmethod
     def new_thread_name(settings: Settings, question: str) -> str:
