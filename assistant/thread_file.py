@@ -213,15 +213,26 @@ def _line(record: dict) -> bytes:
 def _append_bytes(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        if os.fstat(fd).st_size:  # after a write cut short, start on a line of its own
-            with open(path, "rb") as fh:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    data = b"\n" + data
+        if size := os.fstat(fd).st_size:  # a write cut short (its writer killed) goes first
+            os.truncate(path, _last_line_end(path, size))
         os.write(fd, data)  # one write of whole lines, O_APPEND: never interleaved with another's
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _last_line_end(path: Path, size: int) -> int:
+    """The size up to the end of the last whole line (`size` when the file ends with one)."""
+    with open(path, "rb") as fh:
+        end = size
+        while end > 0:
+            start = max(0, end - CHUNK)
+            fh.seek(start)
+            chunk = fh.read(end - start)
+            if (newline := chunk.rfind(b"\n")) >= 0:
+                return start + newline + 1
+            end = start
+    return 0
 
 
 def _convert_legacy(folder: Path, name: str) -> None:

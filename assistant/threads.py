@@ -98,7 +98,7 @@ class ThreadStore:
             return []
         changed: dict[str, float] = {}
         for path in [*self.folder.glob("*.json"), *self.folder.glob("*.jsonl")]:
-            if NAME.match(path.stem):
+            if NAME.match(path.stem) and path.is_file():
                 with contextlib.suppress(OSError):
                     changed[path.stem] = max(changed.get(path.stem, 0.0), path.stat().st_mtime)
         return sorted(changed, key=lambda n: (-changed[n], n))
