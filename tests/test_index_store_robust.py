@@ -216,7 +216,7 @@ def test_an_interrupted_build_is_listed_incomplete_removable_and_seen_by_the_app
     assert shown.exit_code == 0, shown.output
     assert "sources:         1" in shown.output
     assert (f"{folder.resolve()}  ({kept} documents, {kept} passages)  (incomplete: run "
-            f"`assistant index add {folder.resolve()}` again to finish)") in shown.output
+            f"`assistant index add {folder.resolve()} --index {index.resolve()}` again to finish)") in shown.output
     as_json = json.loads(run_cli("index", "status", "--json", "--index", str(index)).output)
     source = as_json["sources"][str(folder.resolve())]
     assert (source["kind"], source["documents"], source["incomplete"]) == ("folder", kept, True)
