@@ -26,6 +26,7 @@ class SourceInfo:
     documents: int
     passages: int
     collections: list[str] = field(default_factory=list)  # the named ones it is in (none: default)
+    resume_collection: str | None = None  # an interrupted run's collection: Ctrl+R resumes into it
 
 
 @dataclass
@@ -142,7 +143,7 @@ class Backend:
         info = service.status(settings)
         sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else "")
                               + _in_collections(source.recorded), source.documents, source.passages,
-                              _named_collections(source.recorded))
+                              _named_collections(source.recorded), _resume_collection(source))
                    for source in info.sources]
         return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
@@ -182,6 +183,13 @@ class Backend:
 
 def _named_collections(recorded) -> list[str]:
     return [n for n in (recorded.get("collections") or []) if n != "default"]
+
+
+def _resume_collection(source) -> str | None:
+    """The collection an interrupted add was adding the source to, as `index status` names it."""
+    resume = source.recorded.get("resume") if source.incomplete else None
+    name = resume.get("collection") if isinstance(resume, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _in_collections(recorded) -> str:
