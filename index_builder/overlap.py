@@ -9,10 +9,13 @@ say which collections find it:
   is part of the folder; adding the folder again updates it). Otherwise the file moves out of
   the folder's source, once, into its own source labelled with the folder's collections and the
   new one: each of them still finds it, and the folder's later runs skip it.
-- A folder added that holds files indexed alone: a lone file whose collections are all among
-  the folder's is absorbed into the folder's source (after the folder's run, as inner folders
-  are); any other stays its own source, skipped by the folder's walk, and gains the folder's
-  collections.
+- A folder added that holds files indexed alone, or indexed folders: an inner source whose
+  collections are all among the folder's is absorbed into the folder's source (after the
+  folder's run); any other stays its own source, skipped by the folder's walk, and gains the
+  folder's collections.
+- A folder added inside an indexed folder of another collection (one of the asked collection is
+  simply updated, folder.py): it becomes its own source labelled with the outer folder's
+  collections too, and the outer folder's copies of its files go once its run is complete.
 
 Removing a collection then only drops its label from a moved file that others still hold.
 """
@@ -74,32 +77,65 @@ def lone_files_in(store, files: list[tuple[str, Path, os.stat_result]]) -> dict[
     return found
 
 
-def split_lone_files(store, files: list, folder_collections: list[str], notes: list[str]):
-    """(files the folder's run stores, lone sources it absorbs afterwards). Lone files with a
-    collection the folder lacks stay their own sources, gain the folder's collections, and are
-    left out of the walk."""
-    lone = lone_files_in(store, files)
-    kept, absorbed = [], []
-    for entry in files:
+def inner_folders(store, source: str, walked_folders: set[str]) -> dict[str, list[str]]:
+    """Indexed folders inside `source` that its walk reaches: their source -> collections."""
+    return {name: collections_of(info) for name, info in store.meta.get("sources", {}).items()
+            if isinstance(info, dict) and info.get("kind") == "folder" and _inside(name, source)
+            and name[len(source.rstrip("/")) + 1:] in walked_folders}
+
+
+def split_inner_sources(store, source: str, walked, folder_collections: list[str], notes: list[str]):
+    """(files the folder's run stores, inner sources it absorbs afterwards). An inner source (a
+    file alone, or a folder) whose collections are all among the folder's is absorbed; any other
+    stays its own source, gains the folder's collections, and its files are left out of the walk."""
+    lone = lone_files_in(store, walked.files)
+    inner = inner_folders(store, source, walked.folders)
+    kept_apart = [name[len(source.rstrip("/")) + 1:] + "/" for name, labels in inner.items()
+                  if not set(labels) <= set(folder_collections)]
+    absorbed = [name for name, labels in inner.items() if set(labels) <= set(folder_collections)]
+    files = []
+    for entry in walked.files:
         rel = entry[0]
-        if rel not in lone:
-            kept.append(entry)
+        if any(rel.startswith(prefix) for prefix in kept_apart):
             continue
-        source, labels = lone[rel]
-        if set(labels) <= set(folder_collections):
-            kept.append(entry)
-            absorbed.append(source)
+        if rel in lone and not set(lone[rel][1]) <= set(folder_collections):
             continue
-        info = store.meta["sources"][source]
-        info["collections"] = merged(labels, folder_collections)
-        notes.append(f"{source} is indexed on its own (collections {', '.join(info['collections'])}): "
+        files.append(entry)
+        if rel in lone:
+            absorbed.append(lone[rel][0])
+    for name in {*(source.rstrip("/") + "/" + p.rstrip("/") for p in kept_apart),
+                 *(lone[rel][0] for rel in lone if lone[rel][0] not in absorbed)}:
+        info = store.meta["sources"][name]
+        info["collections"] = merged(collections_of(info), folder_collections)
+        notes.append(f"{name} is indexed on its own (collections {', '.join(info['collections'])}): "
                      "kept there, not stored twice")
-    return kept, absorbed
+    return files, absorbed
 
 
 def absorb(store, sources: list[str], into: str, notes: list[str]) -> None:
-    """Lone file sources now stored by the folder `into`: their own copies go."""
+    """Inner sources (files alone, folders) now stored by the folder `into`: their own copies go
+    (after the folder's run, so that an interruption loses nothing)."""
     for source in sources:
         store.remove_documents(record.doc_id for record in store.documents_of(source).values())
         store.meta["sources"].pop(source, None)
         notes.append(f"{source} was indexed on its own: now part of {into}")
+
+
+def enclosing_folders(store, source: str) -> dict[str, list[str]]:
+    """Indexed folders that hold `source`'s folder by path: their source -> collections."""
+    return {name: collections_of(info) for name, info in store.meta.get("sources", {}).items()
+            if isinstance(info, dict) and info.get("kind") == "folder" and _inside(source, name)}
+
+
+def move_out_of(store, source: str, outer: list[str], notes: list[str]) -> None:
+    """After `source` (a folder inside the `outer` ones) is complete: the outer folders' copies of
+    the files it now stores go, so that each is stored once."""
+    mine = list(store.documents_of(source))
+    for name in outer:
+        prefix = source[len(name.rstrip("/")) + 1:].rstrip("/") + "/"
+        theirs = store.documents_of(name)
+        gone = [theirs[prefix + rel].doc_id for rel in mine if prefix + rel in theirs]
+        if gone:
+            store.remove_documents(gone)
+            notes.append(f"{len(gone)} files moved out of {name}'s source, so that each is stored once; "
+                         f"still in its collections")

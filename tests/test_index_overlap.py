@@ -105,3 +105,20 @@ def test_cli_a_folders_file_added_alone_is_said_and_stored_once(cli, tmp_path, d
     assert "already indexed as part of" in out and "Traceback" not in out + err
     store = IndexStore.open(tmp_path / "data" / "index")
     assert copies(store) == 1 and len(store.meta["sources"]) == 1
+
+
+@pytest.mark.parametrize("first, second", [(("docs", "work"), ("birds", "home")), (("birds", "home"), ("docs", "work")),
+                                           (("docs", "work"), ("birds", "work")), (("birds", "work"), ("docs", "work"))])
+def test_nested_folders_in_any_collections_store_each_file_once(store, docs, first, second):
+    embedder = HashEmbedder()
+    where = {"docs": docs, "birds": docs / "birds"}
+    for name, collection in (first, second, first, second):  # each added twice, in turn
+        index_folder(store, embedder, where[name], collection=collection)
+        assert copies(store) == 1
+    assert found_in(store, first[1]) and found_in(store, second[1])
+    remaining = {first[1], second[1]}
+    for collection in sorted(remaining):  # removing one keeps what the other holds
+        collections.remove(store, collection)
+        remaining.discard(collection)
+        assert copies(store) == (1 if remaining else 0)
+        assert all(found_in(store, name) for name in remaining)
