@@ -255,10 +255,19 @@ def _source_named(store, given: str) -> str | None:
     return next((name for name in candidates if store.has_source(name)), None)
 
 
-def rebuild_command(source: SourceStatus) -> str:
-    """The command that (re)builds a source, from its kind."""
+def rebuild_command(source: SourceStatus, index: Path | str | None = None) -> str:
+    """The command that (re)builds a source, from its kind, with the options its interrupted run
+    was given (its collection, size limit, article limit: index_builder/resume.py) and the index
+    when it is not the default one, so that it resumes exactly what was asked."""
+    import shlex
+
+    from index_builder.resume import resume_arguments
+
+    where = f" --index {shlex.quote(safe_name(str(index)))}" if index is not None else ""
     if source.kind == "dataset":
-        return f"assistant index dataset {safe_name(source.file or source.name.removeprefix('dataset:'))}"
+        return (f"assistant index dataset "
+                f"{shlex.quote(safe_name(source.file or source.name.removeprefix('dataset:')))}{where}")
     command = {"wikipedia": "wikipedia", "passages": "passages"}.get(source.kind, "add")
     cluster = " --cluster ADDRESS" if source.cluster else ""  # begun on a Ray cluster
-    return f"assistant index {command} {safe_name(source.name)}{cluster}"
+    options = "".join(f" {shlex.quote(arg)}" for arg in resume_arguments(source.recorded))
+    return f"assistant index {command} {shlex.quote(safe_name(source.name))}{options}{cluster}{where}"

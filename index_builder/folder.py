@@ -1,9 +1,10 @@
 """Index a folder of documents incrementally: new and changed files are (re)embedded,
 unchanged ones skipped without re-embedding, deleted ones removed.
 
-A folder is one source. Sources never overlap: a folder inside an already indexed folder is
-updated as part of that folder's source, and a folder holding already indexed folders absorbs
-their sources, so no file is stored twice. The summary says which happened.
+A folder is one source. Sources never store a file twice: a folder inside an indexed folder of
+the same collection is updated as part of that folder's source, a folder holding indexed
+folders or files absorbs their sources, and across collections a file moves to the innermost
+source, labelled with the outer one's collections too (overlap.py). The summary says which happened.
 """
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from .collections import DEFAULT, check_name, collections_of, with_collection
 from .documents import Document, content_hash, document_id
 from .extract import Unreadable, extract
 from .names import safe_name
+from .overlap import absorb, enclosing_folders, merged, move_out_of, split_inner_sources
 from .pipeline import write_documents
 from .progress import Progress, ProgressCallback, StopCheck
+from .resume import resume_options
 from .sources import check_folder
 from .store import IndexStore
 from .walk import DEFAULT_MAX_SIZE, cannot_enter, walk_folder, walks_into
@@ -49,24 +52,23 @@ def source_name(folder: Path) -> str:
     return safe_name(str(folder))
 
 
-def _inside(path: str, parent: str) -> bool:
-    return path != parent and path.startswith(parent.rstrip("/") + "/")
-
-
-def _folder_sources(store: IndexStore, collection: str) -> list[str]:
-    """The folder sources in exactly this collection (a shared one is merged with none)."""
-    return [name for name, info in store.meta.get("sources", {}).items()
-            if info.get("kind") == "folder" and collections_of(info) == [collection]]
-
-
 def _enclosing_source(store: IndexStore, folder: Path, index_path: Path, collection: str) -> Path | None:
-    """The indexed folder of this collection whose walk reaches `folder`, if there is one."""
-    name = source_name(folder)
+    """The indexed folder in this collection whose walk reaches `folder`, if there is one (none
+    when `folder` is a source of its own: it is updated itself)."""
+    if source_name(folder) in store.meta.get("sources", {}):
+        return None
     for parent in folder.parents:
-        if _inside(name, source_name(parent)) and source_name(parent) in _folder_sources(store, collection) \
+        info = store.meta.get("sources", {}).get(source_name(parent))
+        if isinstance(info, dict) and info.get("kind") == "folder" and collection in collections_of(info) \
                 and walks_into(parent, folder, exclude=[index_path]):
             return parent
     return None
+
+
+def _outer_sources(store: IndexStore, folder: Path, index_path: Path) -> dict[str, list[str]]:
+    """Indexed folders of other collections whose walk reaches `folder`: source -> collections."""
+    return {name: labels for name, labels in enclosing_folders(store, source_name(folder)).items()
+            if walks_into(Path(name), folder, exclude=[index_path])}
 
 
 def read_snapshot(path: Path) -> tuple[bytes, float]:
@@ -86,7 +88,8 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                  should_stop: StopCheck | None = None,
                  max_size: int = DEFAULT_MAX_SIZE, collection: str = DEFAULT) -> Summary:
     """Index a folder (again) into `collection`. Folders of other collections are not merged
-    with it: removing one collection never touches another's passages."""
+    with it (each file stays in the source of its innermost folder, labelled with every
+    collection that holds it): removing one collection keeps what another still holds."""
     check_name(collection)
     folder = check_folder(folder)
     shown = safe_name(str(folder))
@@ -102,12 +105,16 @@ def index_folder(store: IndexStore, embedder, folder: Path,
                              "updated that source")
         folder = parent
     source = summary.source = source_name(folder)
-    collections = with_collection(store.meta.get("sources", {}).get(source), collection)
-    store.begin_source(source, "folder", collections=collections)  # listed (incomplete) from now on
+    outer = _outer_sources(store, folder, index_path)  # of other collections: its files move out of them
+    collections = merged(*outer.values(), with_collection(store.meta.get("sources", {}).get(source), collection))
+    # listed (incomplete) from now on, with what a resumed run must be given again
+    store.begin_source(source, "folder", collections=collections, resume=resume_options(collection, max_size))
     walked = walk_folder(folder, max_size, exclude=[index_path])
     summary.skipped.extend(walked.skipped)
-    update_listed(store, embedder, source, walked.files, summary, on_progress, should_stop)
-    _absorb_inner_sources(store, source, walked.folders, summary, collection)
+    files, inner = split_inner_sources(store, source, walked, collections, summary.notes)  # each file once
+    update_listed(store, embedder, source, files, summary, on_progress, should_stop)
+    absorb(store, inner, source, summary.notes)
+    move_out_of(store, source, list(outer), summary.notes)
     store.meta.setdefault("sources", {})[source] = {"kind": "folder", "collections": collections}
     store.finish()
     return summary
@@ -169,17 +176,6 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
     gone = sorted(rel for rel in known if rel not in current)
     store.remove_documents(known[rel].doc_id for rel in gone)
     summary.removed = gone
-
-
-def _absorb_inner_sources(store: IndexStore, source: str, walked: set[str], summary: Summary,
-                          collection: str) -> None:
-    """Indexed folders of this collection inside this one that its walk covered are now indexed
-    here: their own sources go (after this one is complete, so an interruption loses nothing)."""
-    for inner in _folder_sources(store, collection):
-        if _inside(inner, source) and inner[len(source.rstrip("/")) + 1:] in walked:
-            store.remove_documents(record.doc_id for record in store.documents_of(inner).values())
-            store.meta["sources"].pop(inner, None)
-            summary.notes.append(f"{inner} was indexed on its own: now part of this source")
 
 
 __all__ = ["Summary", "index_folder", "document_id", "source_name"]

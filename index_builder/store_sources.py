@@ -33,8 +33,8 @@ class SourceLifecycle:
         for source in self._running:
             info = self.meta.get("sources", {}).get(source)
             if isinstance(info, dict):
-                info.pop("incomplete", None)
-                info.pop("started", None)
+                for key in ("incomplete", "started", "resume"):
+                    info.pop(key, None)
         self._running.clear()
 
     @guarded

@@ -150,7 +150,7 @@ def index_wikipedia(store: IndexStore, embedder, dump: Path,
     except AssistantError:
         raw.close()
         raise
-    store.begin_source(source, "wikipedia")
+    store.begin_source(source, "wikipedia", resume={"limit": limit} if limit else {})
     store.remove_orphan_passages()
     known = store.documents_of(source)  # empty on a fresh build: nothing grows with the dump
     seen: set[str] = set()

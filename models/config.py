@@ -112,6 +112,11 @@ class Settings:
     max_reader_calls: int = field(default=60, metadata=_whole(1, 10000))  # 0 answered every question "unknown"
     max_answer_tokens: int = field(default=96, metadata=_whole(1, 8192))
     collection: str | None = None  # search only this collection of the index; None: all of them
+    # A conversation thread: how much of its newest turns is read to open it or ask a follow-up
+    # (older turns stay on disk, an export reads them), and the size at which its file moves
+    # aside to a numbered part, so that no ask reads a huge thread whole.
+    thread_read_kb: int = field(default=1024, metadata=_whole(16, 1048576))
+    thread_file_mb: int = field(default=16, metadata=_whole(1, 4096))
 
     @property
     def index_path(self) -> Path:

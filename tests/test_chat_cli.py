@@ -9,6 +9,8 @@ from helpers.cli_run import cli, one_error_line  # noqa: F401  (the fixture)
 from helpers.fakes import FakeReader, make_context
 from helpers.live_server import live_server
 
+from assistant.conversation.threads import ThreadStore
+
 
 def clinic_reader(settings=None):
     def reply(prompt):
@@ -31,8 +33,8 @@ def test_ask_in_a_thread_rewrites_the_follow_up_and_saves_both_turns(clinic, tmp
     code, out, _ = clinic("ask", "Who founded it?", "-s", "direct", "--thread", "trip", "--trace")
     assert code == 0
     assert "Asked as: “Who founded the Harbor Clinic?”" in out and "Ada Lane" in out
-    saved = json.loads((tmp_path / "data" / "threads" / "trip.json").read_text())
-    assert [t["standalone"] for t in saved["turns"]] == ["", "Who founded the Harbor Clinic?"]
+    saved = ThreadStore(tmp_path / "data").load("trip")
+    assert [t.standalone for t in saved.turns] == ["", "Who founded the Harbor Clinic?"]
 
 
 def test_a_question_outside_a_thread_is_not_rewritten(clinic):

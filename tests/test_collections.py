@@ -89,15 +89,24 @@ def test_a_folder_in_two_collections_stays_until_both_are_removed(tmp_path, stor
 
 
 def test_a_folder_inside_another_collections_folder_is_not_merged_into_it(tmp_path, store):
+    """Its own source, labelled with both collections; its files stored once (issue 54)."""
     outer = tmp_path / "docs"
     write(outer, "top.md", "# Top\n\nWork things.\n")
     write(outer / "private", "diary.md", "# Diary\n\nPersonal things.\n")
     embedder = HashEmbedder()
     index_folder(store, embedder, outer, collection="work")
     inner = index_folder(store, embedder, outer / "private", collection="personal")
-    assert inner.source == str((outer / "private").resolve()) and not inner.notes
-    collections.remove(store, "personal")
+    private = str((outer / "private").resolve())
+    assert inner.source == private and "moved out of" in inner.line()
+    assert store.meta["sources"][private]["collections"] == ["work", "personal"]
+    texts = store.passages.to_arrow()["text"].to_pylist()
+    assert sum("Personal things" in t for t in texts) == 1
+    collections.remove(store, "personal")  # the work collection still holds the diary
+    assert _sources_of_passages(store) == {str(outer.resolve()), private}
+    assert collections.sources_in(store.meta, "work") == sorted([str(outer.resolve()), private])
+    assert "now part of" in index_folder(store, embedder, outer, collection="work").line()  # absorbed again
     assert _sources_of_passages(store) == {str(outer.resolve())}
+    assert sum("Personal things" in t for t in store.passages.to_arrow()["text"].to_pylist()) == 1
 
 
 @pytest.mark.parametrize("name", ["", "a b", "../x", "-x", "x" * 41])

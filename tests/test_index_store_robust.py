@@ -216,7 +216,7 @@ def test_an_interrupted_build_is_listed_incomplete_removable_and_seen_by_the_app
     assert shown.exit_code == 0, shown.output
     assert "sources:         1" in shown.output
     assert (f"{folder.resolve()}  ({kept} documents, {kept} passages)  (incomplete: run "
-            f"`assistant index add {folder.resolve()}` again to finish)") in shown.output
+            f"`assistant index add {folder.resolve()} --index {index.resolve()}` again to finish)") in shown.output
     as_json = json.loads(run_cli("index", "status", "--json", "--index", str(index)).output)
     source = as_json["sources"][str(folder.resolve())]
     assert (source["kind"], source["documents"], source["incomplete"]) == ("folder", kept, True)
@@ -422,7 +422,8 @@ def test_interrupted_dumps_and_passage_files_are_listed_incomplete(tmp_path, env
             indexer(store, HashEmbedder(), file, should_stop=after_first_batch(store))
     shown = run_cli("index", "status", "--index", str(index)).output
     assert f"{kind:10} {file.resolve()}" in shown
-    assert f"(incomplete: run `assistant index {kind} {file.resolve()}` again to finish)" in shown
+    assert f"(incomplete: run `assistant index {kind} {file.resolve()} --index {index.resolve()}` again to " \
+           "finish)" in shown  # the index it was asked about
     with IndexStore.open_or_create(index, HashEmbedder.model_id, HashEmbedder.dim) as store:
         indexer(store, HashEmbedder(), file)
     assert "incomplete" not in run_cli("index", "status", "--index", str(index)).output

@@ -10,6 +10,8 @@ import pytest
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 from helpers.live_server import live_server
 
+from assistant.conversation.threads import ThreadStore
+
 openai = pytest.importorskip("openai")
 
 DOCS = {"clinic": "The Harbor Clinic was founded by Dr. Ada Lane in 1990.",
@@ -104,8 +106,8 @@ def test_a_saved_thread_keeps_the_turns_across_requests(url, tmp_path):
     second = c.chat.completions.create(model="rag", messages=[{"role": "user", "content": "Who founded it?"}],
                                        extra_body={"thread": "clinic"})
     assert second.model_extra["standalone_question"] == "Who founded the Harbor Clinic?"
-    saved = json.loads((tmp_path / "threads" / "clinic.json").read_text())
-    assert [t["question"] for t in saved["turns"]] == ["What is the clinic?", "Who founded it?"]
+    saved = ThreadStore(tmp_path).load("clinic")
+    assert [t.question for t in saved.turns] == ["What is the clinic?", "Who founded it?"]
 
 
 @pytest.mark.parametrize("body, status", [

@@ -4,7 +4,6 @@ the thread reopened after a restart (by itself or from the F7 pick-list), Ctrl+N
 Markdown export."""
 from __future__ import annotations
 
-import json
 
 from helpers.tui_backend import FakeBackend
 
@@ -24,7 +23,7 @@ async def ask(app, pilot, question: str) -> None:
 
 
 def saved_questions(tmp_path, name: str) -> list[str]:
-    return [t["question"] for t in json.loads((tmp_path / "threads" / f"{name}.json").read_text())["turns"]]
+    return [t.question for t in ThreadStore(tmp_path).load(name).turns]
 
 
 async def test_every_question_is_a_turn_and_earlier_turns_fold(tmp_path):

@@ -54,7 +54,8 @@ class ThreadKeys:
         self._thread_title()
         self._remember_thread()
         if not quiet:
-            self.notify(f"Reopened {thread.name}: {len(thread.turns)} earlier turn(s); a follow-up is "
+            older = " (the most recent; F6 exports them all)" if thread.older_not_loaded else ""
+            self.notify(f"Reopened {thread.name}: {len(thread.turns)} earlier turn(s){older}; a follow-up is "
                         "understood from them.", timeout=5)
         return True
 
@@ -120,7 +121,7 @@ class ThreadKeys:
             self.notify("Nothing to export yet: ask a question first.", severity="warning", timeout=4)
             return
         try:
-            markdown = self.backend.thread(self.settings, self.thread_name).to_markdown()
+            markdown = self.backend.thread(self.settings, self.thread_name, whole=True).to_markdown()
         except AssistantError as exc:
             self.notify(f"Could not export: {exc}", severity="error")
             return

@@ -26,6 +26,7 @@ class SourceInfo:
     documents: int
     passages: int
     collections: list[str] = field(default_factory=list)  # the named ones it is in (none: default)
+    resume_collection: str | None = None  # an interrupted run's collection: Ctrl+R resumes into it
 
 
 @dataclass
@@ -109,29 +110,23 @@ class Backend:
         return service.ask(question, spec, settings, should_stop, self.context_factory)
 
     @staticmethod
-    def thread(settings: Settings, name: str):
-        """The saved thread (an empty one when new); a bad name is an AssistantError."""
+    def thread(settings: Settings, name: str, whole: bool = False):
+        """The saved thread (an empty one when new): its newest turns, or all of them (`whole`, to
+        export); a bad name or a damaged file is an AssistantError."""
         from assistant.conversation import chat as chat_service
 
-        return chat_service.threads(settings).load(name, create=True)
+        return chat_service.threads(settings).load(name, create=True, whole=whole)
 
     @staticmethod
     def thread_list(settings: Settings) -> list:
-        """The saved threads, the most recent first, with their turn counts (a damaged file still listed)."""
+        """The saved threads, the most recent first, with their turn counts (a damaged file still
+        listed, as damaged; a huge one counted without being read whole)."""
         from assistant.conversation import chat as chat_service
-        from models.errors import AssistantError
 
         from .threads_screen import SavedThread
 
-        store, saved = chat_service.threads(settings), []
-        for name in store.names():
-            try:
-                turns = store.load(name).turns
-            except AssistantError:
-                saved.append(SavedThread(name, 0, "(damaged file)"))
-                continue
-            saved.append(SavedThread(name, len(turns), turns[0].question if turns else ""))
-        return saved
+        return [SavedThread(s.name, s.turns, s.first_question, damaged=bool(s.damaged))
+                for s in chat_service.thread_list(settings)]
 
     @staticmethod
     def new_thread_name(settings: Settings, question: str) -> str:
@@ -148,7 +143,7 @@ class Backend:
         info = service.status(settings)
         sources = [SourceInfo(source.name, source.kind + (" (incomplete)" if source.incomplete else "")
                               + _in_collections(source.recorded), source.documents, source.passages,
-                              _named_collections(source.recorded))
+                              _named_collections(source.recorded), _resume_collection(source))
                    for source in info.sources]
         return IndexInfo(path=settings.index_path, exists=True, embedding_model=info.embedding_model or "",
                          sources=sorted(sources, key=lambda s: s.source))
@@ -188,6 +183,13 @@ class Backend:
 
 def _named_collections(recorded) -> list[str]:
     return [n for n in (recorded.get("collections") or []) if n != "default"]
+
+
+def _resume_collection(source) -> str | None:
+    """The collection an interrupted add was adding the source to, as `index status` names it."""
+    resume = source.recorded.get("resume") if source.incomplete else None
+    name = resume.get("collection") if isinstance(resume, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _in_collections(recorded) -> str:

@@ -109,6 +109,7 @@ class IndexScreen(Screen):
         self._live = None  # index_builder's Progress of the running worker, read by a timer
         self._sources: list[str] = []
         self._collections: dict[str, list[str]] = {}  # source -> the named collections it is in
+        self._resume: dict[str, str] = {}  # source -> the collection its interrupted run was adding to
         self._overlap = ""  # what the run under way does to other sources, said again at its end
 
     @property
@@ -166,6 +167,7 @@ class IndexScreen(Screen):
                                      f"embedder {info.embedding_model}", "dim")))
         self._sources = [s.source for s in info.sources]
         self._collections = {s.source: s.collections for s in info.sources}
+        self._resume = {s.source: s.resume_collection for s in info.sources if s.resume_collection}
         for s in info.sources:
             table.add_row(s.source, s.kind, str(s.documents), str(s.passages), key=s.source)
 
@@ -200,7 +202,8 @@ class IndexScreen(Screen):
             self.set_status("Nothing to re-index: the index has no sources.", "yellow")
             return
         named = self._collections.get(source) or []
-        self.start(Path(source), named[0] if named else None)  # stays where it is, not added to default
+        into = self._resume.get(source) or (named[0] if named else None)  # an interrupted run: its own
+        self.start(Path(source), None if into == "default" else into)  # stays where it is, not added to default
 
     def action_remove(self) -> None:
         source = self.selected_source()
@@ -267,8 +270,9 @@ class IndexScreen(Screen):
             into = f" (collection {collection})" if collection else ""
             self.post_message(self.Finished(f"Done: {line}{into}", True))
         except Cancelled:
-            self.post_message(self.Finished("Stopped. What was written is kept; add the same path again "
-                                            "(or Ctrl+R) to resume.", False))
+            into = f" into the collection {collection}" if collection else ""
+            self.post_message(self.Finished(f"Stopped. What was written is kept; add the same path again{into} "
+                                            "(or Ctrl+R on it) to resume.", False))
         except AssistantError as exc:
             self.post_message(self.Finished(f"error: {exc}", False))
         except Exception as exc:  # never a crash: show it and keep the app running

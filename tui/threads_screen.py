@@ -18,11 +18,15 @@ class SavedThread:
     name: str
     turns: int
     first_question: str = ""
+    damaged: bool = False  # the file cannot be read: reopening it says why
 
 
 def thread_line(saved: SavedThread, current: str | None) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(saved.name, "bold")
+    if saved.damaged:
+        out.append("  (damaged file)", "red")
+        return out
     out.append(f"  {saved.turns} turn(s)", "dim")
     if saved.name == current:
         out.append("  (open now)", "green")

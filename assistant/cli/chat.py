@@ -36,9 +36,10 @@ def chat(
 
     settings = load_settings()
     store = chat_service.threads(settings)
-    if list_threads:
-        for known in store.names():
-            typer.echo(f"{known}  ({len(store.load(known).turns)} turns)")
+    if list_threads:  # a damaged thread is named as such; the others are listed all the same
+        for saved in chat_service.thread_list(settings):
+            typer.echo(f"{saved.name}  (damaged: {saved.damaged})" if saved.damaged
+                       else f"{saved.name}  ({saved.turns} turns)")
         return
     if (delete or export) and not name:
         raise AssistantError("name the thread: assistant chat NAME --delete (or --export FILE)")
@@ -47,14 +48,15 @@ def chat(
         typer.echo(f"deleted the thread {name}")
         return
     if export:
-        _export(store.load(name), export)
+        _export(store.load(name, whole=True), export)
         return
     spec = DEFAULT_STRATEGY if strategy is None else strategy
     chosen = make_strategy(spec)
     name = name or _new_name(store)
     thread = store.load(name, create=True)
     _enable_history(settings.data_dir)
-    typer.echo(f"Thread {name}" + (f", {len(thread.turns)} earlier turns" if thread.turns else "") + f". {HELP}")
+    earlier = f", {len(thread.turns)}{' recent' if thread.older_not_loaded else ''} earlier turns" if thread.turns else ""
+    typer.echo(f"Thread {name}{earlier}. {HELP}")
     _loop(name, chosen, spec, settings, store, trace, local)
 
 
@@ -93,7 +95,7 @@ def _command(line: str, name: str, store) -> bool:
     if word in ("/quit", "/exit", "/q"):
         return True
     if word == "/export":
-        _export(store.load(name, create=True), Path(rest.strip() or f"{name}.md"))
+        _export(store.load(name, create=True, whole=True), Path(rest.strip() or f"{name}.md"))
     elif word == "/threads":
         typer.echo(", ".join(store.names()) or "no saved threads")
     else:

@@ -227,7 +227,8 @@ def status(
         line = (f"  {source.kind or '?':10} {safe_name(source.name)}  ({source.documents} documents, "
                 f"{source.passages} passages{groups})")
         if source.incomplete:
-            line += f"  (incomplete: run `{service.rebuild_command(source)}` again to finish)"
+            again = service.rebuild_command(source, info.path if index is not None else None)  # as asked
+            line += f"  (incomplete: run `{again}` again to finish)"
         typer.echo(line)
     if info.problems:
         from models.errors import IndexRepairable

@@ -11,11 +11,18 @@ from ..events.details import QuestionRewritten
 from ..events.core import Answer, Event
 from .followup import rewrite
 from ..strategies import Strategy, make_strategy
-from .threads import Thread, ThreadStore, Turn
+from .threads import Thread, ThreadStore, ThreadSummary, Turn
 
 
 def threads(settings: Settings) -> ThreadStore:
-    return ThreadStore(settings.data_dir)
+    return ThreadStore(settings.data_dir, read_bytes=settings.thread_read_kb * 1024,
+                       rotate_bytes=settings.thread_file_mb * 1024 * 1024)
+
+
+def thread_list(settings: Settings) -> list[ThreadSummary]:
+    """The saved threads, the most recent first, with turns and first question; a damaged one is
+    listed with what is wrong (`damaged`), never raised: it spoils only itself."""
+    return threads(settings).summaries()
 
 
 def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str | Thread | None = None,
@@ -27,6 +34,10 @@ def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str
     store = threads(settings) if isinstance(thread, str) else None
     if store is not None:
         thread = store.load(thread, create=True)
+    # The rewrite sees the turns saved when the question is asked. Another writer's turn (a second
+    # `ask --thread`, `chat` beside it) that is saved while this question runs is not seen by it,
+    # as the person asking had not seen it either; both turns are kept, in the order their
+    # answers ended, and the next question sees them both.
     turns = list(thread.recent()) if thread is not None else list(history)
     ctx = service.prepare(settings, strategy, context_factory)
     standalone = question
@@ -38,7 +49,8 @@ def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str
                                 question=question, standalone=standalone)
     for event in service.ask(standalone, strategy, settings, should_stop, context_factory=lambda *_: ctx):
         if isinstance(event, Answer) and thread is not None:
-            thread.turns.append(Turn.from_answer(question, standalone, event, strategy.name))
+            turn = Turn.from_answer(question, standalone, event, strategy.name)
+            thread.turns.append(turn)
             if store is not None:
-                store.save(thread)
+                store.append(thread.name, turn)  # one line added under the thread's lock: no turn lost
         yield event

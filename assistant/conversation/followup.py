@@ -11,6 +11,7 @@ from .threads import Turn
 
 REWRITE_TOKENS = 64
 ANSWER_CHARS = 300  # of each earlier answer: what a pronoun can point to, not the whole text
+QUESTION_CHARS = 500  # of each earlier question: a saved thread may hold any size (issue 54)
 _MARKER = re.compile(r"\s*\[\d+\]")
 # Words that usually point back into the conversation; without one, and with a long enough
 # question, the question already stands alone and the reader is not asked.
@@ -32,7 +33,7 @@ def rewrite_messages(history: Sequence[Turn], question: str) -> list[dict]:
     """The reader's prompt: the recent turns (answers cut short, markers out), then the question."""
     lines = []
     for turn in history:
-        lines.append(f"User: {turn.standalone or turn.question}")
+        lines.append(f"User: {(turn.standalone or turn.question)[:QUESTION_CHARS]}")
         answer = _MARKER.sub("", turn.answer).strip()
         lines.append(f"Assistant: {answer[:ANSWER_CHARS]}")
     conversation = "\n".join(lines)
@@ -58,4 +59,4 @@ def with_context(last: Turn, question: str) -> str:
     """The follow-up with what it follows, when the reader gave no usable rewrite: the earlier
     question and the start of its answer still steer retrieval to the right passages."""
     answer = _MARKER.sub("", last.answer).strip()[:80]
-    return f"{question} (following “{last.question}” → {answer})"  # the user's words: a fallback never nests
+    return f"{question} (following “{last.question[:QUESTION_CHARS]}” → {answer})"  # the user's words: a fallback never nests

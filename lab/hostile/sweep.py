@@ -31,7 +31,9 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2])]
 
 import cases_cli  # noqa: E402  (the case modules sit beside this file)
+import cases_collections  # noqa: E402
 import cases_index  # noqa: E402
+import cases_threads  # noqa: E402
 import injection  # noqa: E402
 import interrupts  # noqa: E402
 import trial  # noqa: E402
@@ -82,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown groups: {', '.join(sorted(unknown))}")
 
-    runners = {**cases_index.GROUPS, **cases_cli.GROUPS, **interrupts.GROUPS, **injection.GROUPS, **trial.GROUPS}
+    runners = {**cases_index.GROUPS, **cases_cli.GROUPS, **interrupts.GROUPS, **injection.GROUPS, **trial.GROUPS,
+               **cases_threads.GROUPS, **cases_collections.GROUPS}
     root = Path(tempfile.mkdtemp(prefix="hostile-sweep-"))
     sweep = Sweep(root, options.verbose)
     sweep.options = options

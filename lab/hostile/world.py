@@ -25,7 +25,8 @@ NOBODY = 65534
 MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths included)
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
           "concurrency", "nesting", "interrupts", "injection",
-          "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection"]  # issue 34: trial.py
+          "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection",  # issue 34: trial.py
+          "threads", "collections"]  # issue 54: cases_threads.py, cases_collections.py
 
 
 @dataclass

@@ -1,0 +1,286 @@
+"""A thread on disk, safe with several writers: `NAME.jsonl`, one turn a line, only ever appended
+to, under an exclusive lock (`flock` on `.locks/NAME.lock`, dropped by the system when a holder
+dies); readers take the shared lock. Two processes adding to one thread (`ask --thread` twice,
+`chat` beside `ask`) each add their own line: no read-modify-write, so no turn is lost.
+
+Bounded reads: a prompt (or the app) reads only the newest bytes (`read_bytes`) of the newest
+parts; once the current file passes `rotate_bytes` it moves aside as `NAME.jsonl.1`, `.2`, ...
+(older turns kept on disk, read whole only by an export). A thread written by an older version
+as one JSON document (`NAME.json`) is still read, streamed turn by turn, and becomes `NAME.jsonl`
+on its next append. A damaged file raises ThreadDamaged, for that thread alone.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections import deque
+from pathlib import Path
+from typing import Iterator
+
+from models.errors import AssistantError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; appends are still single O_APPEND writes
+    fcntl = None
+
+LOCKS = ".locks"
+CHUNK = 1 << 20
+MAX_TURN_BYTES = 64 << 20  # one turn past this in an old-style file: damaged, not read on and on
+_TURNS_KEY = re.compile(r'"turns"\s*:\s*\[')
+
+
+class ThreadDamaged(AssistantError):
+    """A thread file that cannot be read; the other threads are not concerned."""
+
+
+def jsonl(folder: Path, name: str) -> Path:
+    return folder / f"{name}.jsonl"
+
+
+def legacy(folder: Path, name: str) -> Path:
+    return folder / f"{name}.json"
+
+
+def parts(folder: Path, name: str) -> list[Path]:
+    """The rotated parts, the oldest first (NAME.jsonl.1, .2, ...)."""
+    found = []
+    for path in folder.glob(f"{glob_escape(name)}.jsonl.*"):
+        suffix = path.name.rsplit(".", 1)[1]
+        if suffix.isdigit():
+            found.append((int(suffix), path))
+    return [path for _, path in sorted(found)]
+
+
+def glob_escape(name: str) -> str:
+    return re.sub(r"([\[\]*?])", r"[\1]", name)
+
+
+def all_files(folder: Path, name: str) -> list[Path]:
+    """Every file of the thread, the oldest turns first."""
+    return [p for p in (legacy(folder, name), *parts(folder, name), jsonl(folder, name)) if p.is_file()]
+
+
+@contextlib.contextmanager
+def locked(folder: Path, name: str, exclusive: bool):
+    """The thread's lock: exclusive to append or rewrite, shared to read. A reader in a folder it
+    cannot write reads without it."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        (folder / LOCKS).mkdir(parents=True, exist_ok=True)
+        handle = open(folder / LOCKS / f"{name}.lock", "a+")
+    except OSError:
+        if exclusive:
+            raise
+        yield
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        handle.close()  # drops the lock
+
+
+def damaged(path: Path, why: str, name: str) -> ThreadDamaged:
+    return ThreadDamaged(f"the thread file {path} is damaged ({why}); delete it with "
+                         f"`assistant chat --delete {name}`")
+
+
+# -- reading ---------------------------------------------------------------------------------------
+def legacy_records(path: Path, name: str) -> Iterator[dict]:
+    """The turns of an old-style NAME.json ({"name": ..., "turns": [...]}), one at a time: a
+    huge file is streamed, never held whole."""
+    decoder = json.JSONDecoder()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            buf, eof = "", False
+            while not (match := _TURNS_KEY.search(buf)):
+                if eof or len(buf) > MAX_TURN_BYTES:
+                    raise damaged(path, "no list of turns", name)
+                more = fh.read(CHUNK)
+                buf, eof = buf + more, not more
+            pos = match.end()
+            while True:
+                while pos < len(buf) and buf[pos] in " \t\r\n,":
+                    pos += 1
+                if pos < len(buf) and buf[pos] == "]":
+                    return
+                try:
+                    record, end = decoder.raw_decode(buf, pos)
+                except ValueError:
+                    if eof or len(buf) - pos > MAX_TURN_BYTES:
+                        raise damaged(path, "a turn cut short or not JSON", name) from None
+                    more = fh.read(CHUNK)
+                    buf, pos, eof = buf[pos:] + more, 0, not more
+                    continue
+                if not isinstance(record, dict):
+                    raise damaged(path, "a turn that is not an object", name)
+                yield record
+                buf, pos = buf[end:], 0
+    except UnicodeDecodeError:
+        raise damaged(path, "not UTF-8", name) from None
+    except OSError as exc:
+        raise damaged(path, exc.strerror or type(exc).__name__, name) from None
+
+
+def _parse_line(line: bytes, path: Path, name: str) -> dict:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        raise damaged(path, "a line that is not JSON", name) from None
+    if not isinstance(record, dict):
+        raise damaged(path, "a line that is not a turn", name)
+    return record
+
+
+def _lines(data: bytes, path: Path, name: str) -> list[dict]:
+    """The turns of whole lines; a last line without its newline is a write cut short (a writer
+    killed mid-line) and is left out, any other bad line is damage."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    records = [_parse_line(line, path, name) for line in lines if line.strip()]
+    if last.strip():
+        with contextlib.suppress(ThreadDamaged):
+            records.append(_parse_line(last, path, name))
+    return records
+
+
+def file_records(path: Path, name: str) -> Iterator[dict]:
+    """Every turn of one file (jsonl or old-style json), streamed."""
+    if path.suffix == ".json":
+        yield from legacy_records(path, name)
+        return
+    try:
+        with open(path, "rb") as fh:
+            rest = b""
+            while chunk := fh.read(CHUNK):
+                data = rest + chunk
+                cut = data.rfind(b"\n") + 1
+                yield from (_parse_line(line, path, name) for line in data[:cut].split(b"\n") if line.strip())
+                rest = data[cut:]
+            yield from _lines(rest, path, name)
+    except OSError as exc:
+        raise damaged(path, exc.strerror or type(exc).__name__, name) from None
+
+
+def tail_records(path: Path, name: str, budget: int) -> tuple[list[dict], bool]:
+    """The newest whole turns in the last `budget` bytes of one file, and whether older turns
+    were left out. An old-style file is streamed, keeping only what fits the budget."""
+    if path.suffix == ".json":
+        kept, size, cut = deque(), 0, False
+        for record in legacy_records(path, name):
+            kept.append(record)
+            size += len(json.dumps(record, ensure_ascii=False))
+            while size > budget and kept:
+                size -= len(json.dumps(kept.popleft(), ensure_ascii=False))
+                cut = True
+        return list(kept), cut
+    try:
+        with open(path, "rb") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            start = max(0, end - budget)
+            fh.seek(start)
+            data = fh.read(end - start)
+    except OSError as exc:
+        raise damaged(path, exc.strerror or type(exc).__name__, name) from None
+    if start > 0:  # the first line is probably cut: start after it
+        newline = data.find(b"\n")
+        data = data[newline + 1:] if newline >= 0 else b""
+    return _lines(data, path, name), start > 0
+
+
+def count_records(path: Path, name: str) -> int:
+    """Turns in one file, without holding it whole (lines counted; an old-style file streamed)."""
+    if path.suffix == ".json":
+        return sum(1 for _ in legacy_records(path, name))
+    count, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+# -- writing ---------------------------------------------------------------------------------------
+def _line(record: dict) -> bytes:
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if size := os.fstat(fd).st_size:  # a write cut short (its writer killed) goes first
+            os.truncate(path, _last_line_end(path, size))
+        os.write(fd, data)  # one write of whole lines, O_APPEND: never interleaved with another's
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _last_line_end(path: Path, size: int) -> int:
+    """The size up to the end of the last whole line (`size` when the file ends with one)."""
+    with open(path, "rb") as fh:
+        end = size
+        while end > 0:
+            start = max(0, end - CHUNK)
+            fh.seek(start)
+            chunk = fh.read(end - start)
+            if (newline := chunk.rfind(b"\n")) >= 0:
+                return start + newline + 1
+            end = start
+    return 0
+
+
+def _convert_legacy(folder: Path, name: str) -> None:
+    """NAME.json (old style) becomes the head of NAME.jsonl, streamed; then it goes."""
+    old, new = legacy(folder, name), jsonl(folder, name)
+    part = folder / f"{name}.jsonl.part"
+    with open(part, "wb") as out:
+        for record in legacy_records(old, name):
+            out.write(_line(record))
+        if new.is_file():
+            with open(new, "rb") as current:
+                while chunk := current.read(CHUNK):
+                    out.write(chunk)
+    part.replace(new)
+    old.unlink()
+
+
+def _rotate(folder: Path, name: str) -> None:
+    numbers = [int(p.name.rsplit(".", 1)[1]) for p in parts(folder, name)]
+    jsonl(folder, name).replace(folder / f"{name}.jsonl.{max(numbers, default=0) + 1}")
+
+
+def append(folder: Path, name: str, record: dict, rotate_bytes: int) -> None:
+    """Add one turn, under the exclusive lock (rotating the file first when it is past the cap)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = _line(record)
+    with locked(folder, name, exclusive=True):
+        if legacy(folder, name).is_file():
+            _convert_legacy(folder, name)
+        current = jsonl(folder, name)
+        if current.is_file() and 0 < current.stat().st_size and current.stat().st_size + len(data) > rotate_bytes:
+            _rotate(folder, name)
+        _append_bytes(current, data)
+
+
+def rewrite(folder: Path, name: str, records: list[dict]) -> None:
+    """The thread replaced whole by these turns (atomic), under the exclusive lock."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with locked(folder, name, exclusive=True):
+        part = folder / f"{name}.jsonl.part"
+        part.write_bytes(b"".join(_line(r) for r in records))
+        for old in (legacy(folder, name), *parts(folder, name)):
+            old.unlink(missing_ok=True)
+        part.replace(jsonl(folder, name))
+
+
+def remove(folder: Path, name: str) -> None:
+    """Every file of the thread (its lock file stays: a writer may be waiting on it)."""
+    with locked(folder, name, exclusive=True):
+        for path in all_files(folder, name):
+            path.unlink()
