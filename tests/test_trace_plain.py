@@ -100,6 +100,10 @@ def test_the_default_trace_on_the_example_docs_shows_no_raw_number(tmp_path):
     steps = out.stdout.split("\n\n")[0].splitlines()  # the trace, before the answer and its sources
     assert any("Looked up" in line for line in steps), out.stdout
     assert [line for line in steps if RAW_NUMBER.search(line.split("“")[0])] == [], out.stdout
+    # README's first command: the answer cites the passage that holds it, and nothing else
+    answer = out.stdout.split("\n\n", 1)[1]
+    assert "Puffin" in answer and "[1]" in answer and "[2]" not in answer, answer
+    assert "Offices" in answer and "Holidays" not in answer, answer
 
 
 def test_a_yes_no_judge_summary_says_its_bar():
