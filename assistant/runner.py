@@ -88,7 +88,11 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
 
 
 def _attribution(text: str, result: Result, question: str, strategy: Strategy):
-    """The trained grounding check where the strategy asks for it; else word-overlap attribution."""
+    """The trained grounding check where the strategy asks for it; else word-overlap attribution.
+    An answer written from the index's files brings its own (answering/folder_questions.py)."""
+    written = getattr(result, "attribution", None)
+    if written is not None:
+        return written
     if strategy.grounding is None:
         return attribute(text, question, result.citations)
     from .grounding.verdict import ground
