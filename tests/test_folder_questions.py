@@ -185,6 +185,12 @@ def test_how_many_and_none_and_a_yes_no_question_over_the_files(folder_index):
     assert answer.text.startswith("Yes: 1 of your 5 files mentions “gzip”: notes/backup.md")
 
 
+def test_a_topic_of_stop_words_only_is_found_as_written(folder_index):
+    _, answer, _ = ask("Which of my files mention “in the”?", folder_index)
+    assert answer.text == "1 of your 5 files mentions “in the”: c.txt."
+    assert [p.path for p in answer.citations] == ["c.txt"]
+
+
 def test_a_hidden_passage_takes_its_file_out_of_the_answer(folder_index):
     events = list(run_question("Which of my files mention tar?", FolderFirst(), make_context(
         reader=FakeReader(), retriever=folder_index)))

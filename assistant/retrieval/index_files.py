@@ -8,6 +8,7 @@ sources; passages of a document an interrupted run left unfinished stay out). Im
 nothing of the store: a strategy may import it without slowing every question's start."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Sequence
@@ -59,21 +60,35 @@ class IndexFiles:
 
     def matches(self, topic: str, limit: int = MAX_MATCHES) -> list[Passage]:
         """Every passage whose text, title or section holds all the topic's words (as the full-text
-        index stems them), best scored first; at most `limit`."""
+        index stems them), best scored first; at most `limit`. A topic the full-text index cannot
+        search ("here about": stop words only) is looked for as written, case aside."""
         from lancedb.query import FullTextOperator, MatchQuery
 
         from .retriever import _COLUMNS, HybridRetriever, fts_query
 
         words = fts_query(topic)
-        if not words:
-            return []
         table = self.store.passages
-        query = table.search(MatchQuery(words, "search_text", operator=FullTextOperator.AND), query_type="fts")
-        if self.where:
-            query = query.where(self.where, prefilter=True)
-        with self.store.errors():
-            rows = query.limit(limit).select(_COLUMNS + ["_score"]).to_list()
+        rows = []
+        if words:
+            query = table.search(MatchQuery(words, "search_text", operator=FullTextOperator.AND), query_type="fts")
+            if self.where:
+                query = query.where(self.where, prefilter=True)
+            with self.store.errors():
+                rows = query.limit(limit).select(_COLUMNS + ["_score"]).to_list()
+        if not rows and topic.strip():
+            rows = self._containing(topic.strip(), limit)
         return [HybridRetriever._passage(r, r.get("_score") or 0.0) for r in rows]
+
+    def _containing(self, phrase: str, limit: int) -> list[dict]:
+        """The passages holding `phrase` as written (case aside): a scan, for what full text misses."""
+        from index_builder.store_tables import quote
+
+        from .retriever import _COLUMNS
+
+        needle = "%" + re.sub(r"([%_\\])", r"\\\1", " ".join(phrase.lower().split())) + "%"
+        clause = self._within(f"lower(search_text) LIKE {quote([needle])} ESCAPE '\\'")
+        with self.store.errors():
+            return self.store.passages.search().where(clause).select(_COLUMNS).limit(limit).to_list()
 
     def passages_of(self, doc_id: str) -> list[Passage]:
         """All the document's passages, in reading order."""
