@@ -29,7 +29,7 @@ from ..context import Result, RunContext
 from ..events.core import Note, Passage
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, text_for_matching
-from ..retrieval.index_files import MAX_LISTED, IndexedFile, IndexFiles, file_names, listing
+from ..retrieval.index_files import MAX_LISTED, MAX_MATCHES, IndexedFile, IndexFiles, file_names, listing
 from .folder_asks import COUNT, COUNT_FILES, FILE_KINDS, LIST_FILES, SUMMARY, WHICH, FolderAsk, folder_question
 from .folder_summary import summarise
 from .generate import StrategyRun
@@ -69,8 +69,12 @@ def answer_folder_question(ask: FolderAsk, ctx: RunContext, parent: int | None =
 
 def _best(passages: list[Passage], phrase: str) -> Passage:
     """The passage to cite for a file: one holding the topic as written, else the best scored."""
-    holding = [p for p in passages if f" {phrase} " in f" {text_for_matching(p.title + ' ' + p.text)} "]
-    return max(holding or passages, key=lambda p: p.score)
+    return max(passages, key=lambda p: (_holds(p, phrase), p.score))
+
+
+def _holds(passage: Passage, phrase: str) -> bool:
+    """Whether the passage (its title and text) holds the topic's words as written, in order."""
+    return f" {phrase} " in f" {text_for_matching(passage.title + ' ' + passage.text)} "
 
 
 def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], ctx: RunContext,
@@ -89,8 +93,7 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
         by_file.setdefault((p.source, p.path), []).append(p)
     phrase = text_for_matching(ask.topic)
     best = {key: _best(found, phrase) for key, found in by_file.items()}
-    order = sorted(by_file, key=lambda key: (f" {phrase} " not in f" {text_for_matching(best[key].text)} ",
-                                             -len(by_file[key]), key[1]))
+    order = sorted(by_file, key=lambda key: (not _holds(best[key], phrase), -len(by_file[key]), key[1]))
     names = file_names([best[key] for key in order] + list(documents))
     found = [names[key] for key in order]
     cited = [best[key] for key in order[:MAX_LISTED]]
@@ -99,7 +102,11 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
     yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, topic=ask.topic, files=found,
                          total=total, passages=len(hits),
                          summary=f"Searched all {total} of your {plural} for “{ask.topic}”: "
-                                 + (f"{len(found)} mention it ({shown})" if found else "none mentions it"))
+                                 + (f"{len(found)} mention{'s' * (len(found) == 1)} it ({shown})" if found
+                                    else "none mentions it"))
+    if len(hits) >= MAX_MATCHES:
+        yield Note(step=ctx.step(), parent=parent, message=f"“{ask.topic}” is in more than {MAX_MATCHES:,} passages; "
+                                                           f"the files of the first {MAX_MATCHES:,} are counted")
     text, marked = (_mention_text(ask, found, total, plural, marks) for marks in (False, True))
     return FolderResult(text=text, citations=cited, resolved_by=FOLDER,
                         attribution=Attribution(cited=cited, marked_text=marked, grounding=SUPPORTED if cited else ""))

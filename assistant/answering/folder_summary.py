@@ -117,10 +117,13 @@ def summarise(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], c
                        answer_tokens)
     read = fit.passages
     ctx.retrievals += 1
-    whole = "all" if len(read) == len(passages) else f"the first {len(read)} of"
+    if len(passages) == 1:
+        what = "its one passage"
+    else:
+        what = f"{'all' if len(read) == len(passages) else f'the first {len(read)} of'} its {len(passages)} passages"
     yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, topic=ask.topic, files=[name],
                          total=len(documents), passages=len(read),
-                         summary=f"Reading {name} through to summarise it: {whole} its {len(passages)} passages")
+                         summary=f"Reading {name} through to summarise it: {what}")
     if len(matching) > 1:
         others = [names[(d.source, d.path)] for d in matching[1:]]
         yield Note(step=ctx.step(), parent=parent,
