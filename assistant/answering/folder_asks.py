@@ -39,26 +39,38 @@ _MENTION = (r"(?:mentions?|mentioned|mentioning|talks?\s+about|talking\s+about|c
             r"covering|refers?\s+to|referring\s+to|discuss(?:es)?|discussing|deals?\s+with|are\s+about|is\s+about|"
             r"says?\s+(?:anything|something)\s+about|includes?|including|(?:that|which)\s+(?:mentions?|contains?|"
             r"talks?\s+about|covers?|refers?\s+to|discuss(?:es)?|are\s+about|is\s+about|includes?))")
-_HAVING = (r"(?:are\s+there|do\s+(?:i|we|you)\s+have|have\s+(?:i|we|you)\s+(?:got|indexed|added|saved)|"
-           r"are\s+(?:indexed|in\s+(?:my|the|this)\s+(?:folder|index|collection))|"
-           r"(?:does|is)\s+(?:in\s+)?(?:my|the|this)\s+(?:folder|index|collection)\s+(?:have|hold|contain|has)?)")
+_FOLDER = r"(?:my|the|this)\s+(?:folder|index|collection)"
+_HAVING = (rf"(?:are\s+there|do\s+(?:i|we|you)\s+have|have\s+(?:i|we|you)\s+(?:got|indexed|added|saved)|"
+           rf"are\s+(?:indexed|in\s+{_FOLDER})|(?:does|is)\s+(?:in\s+)?{_FOLDER}\s+(?:have|hold|contain|has)?)")
+_LIST = r"(?:please\s+)?(?:list|show(?:\s+me)?|find|name|give\s+me)\s+(?:all\s+)?(?:of\s+)?"
 _PATTERNS = [
+    # which of my files mention X; what documents talk about X; which file mentions X
     (WHICH, rf"(?:which|what)\s+(?:one\s+)?{_WHOSE}(?P<noun>{_NOUN}|file|document){_PLACE}\s+{_MENTION}\s+(?P<topic>.+)"),
-    (WHICH, rf"(?:in\s+)?which\s+{_WHOSE}(?P<noun>{_NOUN}){_PLACE}\s+(?:is|are)\s+(?P<topic>.+?)\s+(?:mentioned|discussed|covered)"),
+    # in which of my files is X mentioned
+    (WHICH, rf"(?:in\s+)?which\s+{_WHOSE}(?P<noun>{_NOUN}){_PLACE}\s+(?:is|are)\s+(?P<topic>.+?)\s+"
+            rf"(?:mentioned|discussed|covered)"),
+    # do any of my files mention X
     (WHICH, rf"(?:do|does|did)\s+any\s+(?:of\s+)?{_WHOSE}(?P<noun>{_NOUN}){_PLACE}\s+"
             rf"(?:mention|talk\s+about|contain|cover|refer\s+to|discuss|say\s+anything\s+about)\s+(?P<topic>.+)"),
-    (WHICH, rf"(?:is|are)\s+(?P<topic>.+?)\s+mentioned\s+(?:in|by)\s+(?:any\s+(?:of\s+)?)?(?P<noun_mine>my)\s+(?P<noun>{_NOUN})"),
-    (WHICH, rf"where\s+(?:is|are)\s+(?P<topic>.+?)\s+mentioned\s+in\s+(?P<noun_mine>my)\s+(?P<noun>{_NOUN})"),
+    # is X mentioned in any of my files; where is X mentioned in my files
+    (WHICH, rf"(?:is|are)\s+(?P<topic>.+?)\s+mentioned\s+(?:in|by)\s+(?:any\s+(?:of\s+)?)?my\s+(?P<noun>{_NOUN})"),
+    (WHICH, rf"where\s+(?:is|are)\s+(?P<topic>.+?)\s+mentioned\s+in\s+my\s+(?P<noun>{_NOUN})"),
+    # are there any files about X
     (WHICH, rf"are\s+there\s+any\s+{_WHOSE}(?P<noun>{_NOUN})\s+(?:{_MENTION}|about)\s+(?P<topic>.+)"),
-    (WHICH, rf"(?:please\s+)?(?:list|show(?:\s+me)?|find|name|give\s+me)\s+(?:all\s+)?(?:of\s+)?{_WHOSE}(?P<noun>{_NOUN})"
-            rf"(?:\s+(?:(?:that|which)\s+are\s+)?(?:about|on)|\s+{_MENTION}|\s+with)\s+(?P<topic>.+)"),
+    # list my files about X; find all files containing X
+    (WHICH, rf"{_LIST}{_WHOSE}(?P<noun>{_NOUN})(?:\s+(?:(?:that|which)\s+are\s+)?(?:about|on)|\s+{_MENTION}|\s+with)"
+            rf"\s+(?P<topic>.+)"),
+    # how many of my files mention X
     (COUNT, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN}){_PLACE}\s+{_MENTION}\s+(?P<topic>.+)"),
-    (COUNT_FILES, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN})\s+{_HAVING}(?:\s+in\s+(?:my|the|this)\s+(?:folder|index|collection))?(?:\s+(?:indexed|in\s+total))?"),
-    (COUNT_FILES, rf"how\s+many\s+of\s+(?P<noun_mine>my)\s+(?:files|documents)\s+are\s+(?P<noun>{_KIND})"),
-    (LIST_FILES, rf"(?:please\s+)?(?:list|show(?:\s+me)?|name|give\s+me)\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:indexed\s+)?"
-                 rf"(?P<noun>{_NOUN})(?:\s+(?:i\s+have|you\s+have|in\s+(?:my|the)\s+(?:folder|index)))?"),
+    # how many PDFs do I have; how many files are there (and nothing after: "... in the Linux kernel" is content)
+    (COUNT_FILES, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN})\s+{_HAVING}(?:\s+in\s+{_FOLDER})?(?:\s+(?:indexed|in\s+total))?"),
+    # how many of my files are PDFs
+    (COUNT_FILES, rf"how\s+many\s+of\s+my\s+(?:files|documents)\s+are\s+(?P<noun>{_KIND})"),
+    # list my files; show me all my PDFs; what files do I have
+    (LIST_FILES, rf"{_LIST}(?:my|the)\s+(?:indexed\s+)?(?P<noun>{_NOUN})"
+                 rf"(?:\s+(?:i\s+have|you\s+have|in\s+(?:my|the)\s+(?:folder|index)))?"),
     (LIST_FILES, rf"what\s+(?P<noun>{_GENERAL}|{_KIND})\s+(?:do\s+(?:i|you|we)\s+have|have\s+(?:i|you|we)\s+indexed|"
-                 rf"are\s+(?:there\s+)?in\s+(?:my|the|this)\s+(?:folder|index|collection))"),
+                 rf"are\s+(?:there\s+)?in\s+{_FOLDER})"),
 ]
 _COMPILED = [(kind, re.compile(rf"^{pattern}$", re.I)) for kind, pattern in _PATTERNS]
 
