@@ -245,6 +245,19 @@ def test_summarise_file_reads_that_file_through_and_only_it(folder_index, questi
     assert detail.files == ["staff/handbook.md"] and detail.passages == len(texts)
 
 
+def test_a_summary_is_cited_sentence_by_sentence_to_the_file_it_summarises(folder_index):
+    reader = FakeReader(lambda prompt: "The staff handbook sets the holidays0 rule. It sets the security23 rule too.")
+    _, answer, _ = ask("Summarise the staff handbook", folder_index, reader=reader)
+    texts = handbook_passages(folder_index)
+    assert answer.grounding == "supported" and answer.resolved_by == "folder"
+    assert [p.text for p in answer.citations] == [next(t for t in texts if "holidays0" in t),
+                                                  next(t for t in texts if "security23" in t)]
+    assert answer.marked_text == "The staff handbook sets the holidays0 rule. [1] It sets the security23 rule too. [2]"
+    reader = FakeReader(lambda prompt: "The staff handbook sets the holidays0 rule. Herons fly south in winter.")
+    _, answer, _ = ask("Summarise the staff handbook", folder_index, reader=reader)
+    assert answer.grounding == ""  # a sentence the file does not hold: not presented as supported
+
+
 class WordCountingReader(FakeReader):
     """One token per word, in a context of n_ctx tokens."""
 
@@ -293,7 +306,7 @@ def test_a_folder_answer_carries_its_citations_and_label():
     cited = [Passage(id="x", text="tar", path="a.txt")]
     from assistant.grounding.citations import Attribution
 
-    result = FolderResult("1 of your files", citations=cited, resolved_by="folder",
+    result = FolderResult("1 of your files", citations=[], resolved_by="folder",
                           attribution=Attribution(cited=cited, marked_text="m", grounding="supported"))
     events = list(run_question("q?", _Returning(result), make_context()))
     assert events[-1].citations == cited and events[-1].grounding == "supported" and events[-1].marked_text == "m"

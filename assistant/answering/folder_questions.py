@@ -13,40 +13,33 @@ How a strategy uses it (the default, when the index holds personal documents):
             return answer                    # as it is: no ReFeed, no answer checks
     ...                                      # None (after a Note saying why): the usual pipeline
 
-The answer's `resolved_by` is "folder". An answer written from the index without the reader
-(which, count, count-files, list-files) is a `FolderResult` carrying its own attribution: one
-passage per file named, each holding the topic, so it is "supported" by them; the runner uses it
-as it is (the trained grounding check weighs sentences a reader wrote, not a listing of files).
-A summary is a plain `Result` citing the passages read, grounded like any other answer.
+The answer's `resolved_by` is "folder". It is a `FolderResult` carrying its own attribution, which
+the runner uses as it is: the trained grounding check weighs a short answer to a question, not a
+listing of files nor a summary. A listing cites one passage per file named, each holding the
+topic ("supported"); a count of files by kind cites nothing (no label); a summary cites, sentence
+by sentence, the passages of the file it draws its words from ("supported" when every sentence
+has one; answering/folder_summary.py).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
-from ..context import Result, RunContext
+from ..context import RunContext
 from ..events.core import Note, Passage
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, text_for_matching
 from ..retrieval.index_files import MAX_LISTED, MAX_MATCHES, IndexedFile, IndexFiles, file_names, listing
 from .folder_asks import COUNT, COUNT_FILES, FILE_KINDS, LIST_FILES, SUMMARY, WHICH, FolderAsk, folder_question
+from .folder_result import SUPPORTED, FolderResult
 from .folder_summary import summarise
 from .generate import StrategyRun
 from .origin import FOLDER
 
 __all__ = ["FOLDER", "FolderAsk", "FolderResult", "answer_folder_question", "folder_question"]
 
-SUPPORTED = "supported"  # as grounding/verdict.py labels an answer its cited passages hold
 NAMED_IN_TRACE = 3
 _YES_NO = re.compile(r"^(?:do|does|did|is|are)\b", re.I)
-
-
-@dataclass
-class FolderResult(Result):
-    """An answer written from the index, with its citations and label decided as it was written."""
-
-    attribution: Attribution | None = None
 
 
 def answer_folder_question(ask: FolderAsk, ctx: RunContext, parent: int | None = None) -> StrategyRun:

@@ -5,14 +5,17 @@ No file matching: a Note, and None (the caller answers the question as usual).""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Sequence
 
-from ..context import Result, RunContext
+from ..context import RunContext
 from ..events.core import Draft, Note, Passage, Token
 from ..events.details import FolderQuestion
+from ..grounding.citations import Attribution, attribute, sentences
 from ..retrieval.index_files import file_names, listing
 from .folder_asks import DOC_NOUNS, FolderAsk
+from .folder_result import SUPPORTED, FolderResult
 from .prompt_fit import SAFETY_TOKENS, fit_passages
 from .prompts import format_passages
 from .generate import StrategyRun
@@ -145,4 +148,14 @@ def summarise(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], c
     text = _LABEL.sub("", generation.text.strip()).strip()
     yield Draft(step=step, parent=parent, question=ask.question, text=text, basis="passages",
                 citations=[p.id for p in read], avg_prob=round(generation.avg_prob, 4))
-    return Result(text=text, citations=list(read), resolved_by=FOLDER, avg_prob=generation.avg_prob)
+    return FolderResult(text=text, citations=list(read), resolved_by=FOLDER, avg_prob=generation.avg_prob,
+                        attribution=summary_attribution(text, ask.question, read))
+
+
+def summary_attribution(text: str, question: str, read: Sequence[Passage]) -> Attribution:
+    """Each sentence of the summary cited to the passages of the file it draws its words from
+    (grounding/citations.py); "supported" when every sentence has one. The trained grounding check
+    weighs a short answer to a question, and takes a summary's paraphrase for an unsupported guess."""
+    tied = attribute(text, question, read)
+    every = bool(tied.cited) and all(f"{s} [" in tied.marked_text for s in sentences(text))
+    return replace(tied, grounding=SUPPORTED if every else "")
