@@ -12,6 +12,8 @@ from ..context import Result
 
 # what turns an answer after it was written: ReFeed's revision, then the default's answer checks
 REFINED = "refined"
+# the source of an answer written from what the index knows of its files (answering/folder_questions.py)
+FOLDER = "folder"
 
 
 @dataclass(frozen=True)

@@ -221,3 +221,19 @@ class NationalityCheck(Detail):
     pages: list[str] = field(default_factory=list)  # the two pages the question names
     nations: list[list[str]] = field(default_factory=list)  # the nationality each page's opening gives
     asked: str = ""  # "same", or the nationality both are asked to have
+
+
+@register_detail
+@dataclass
+class FolderQuestion(Detail):
+    """A question about the folder itself answered from what the index knows of its files
+    (assistant/answering/folder_questions.py): which files mention a topic, how many, a count or
+    list of files by kind, or one file read through to summarise it."""
+
+    kind: ClassVar[str] = "folder.question"
+    asked: str = ""  # which | count | count-files | list-files | summary
+    topic: str = ""  # what the files must mention; for a summary, the file as named
+    file_kind: str = ""  # pdf, word, text, ... ("" any file)
+    files: list[str] = field(default_factory=list)  # the files found (named by their path), or the file read
+    total: int = 0  # files in the index (the collection searched)
+    passages: int = 0  # passages that mention the topic, or passages of the file read

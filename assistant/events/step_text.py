@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..grounding.citations import text_for_matching
 from ..answering.origin import REFINED, Origin
-from .details import (ChainSelected, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
+from .details import (ChainSelected, FolderQuestion, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory, YesNoCheck)
 from .core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
@@ -28,6 +28,7 @@ RESOLVED = {
     "refinement": "revised against retrieved passages",
     "depth-bound": "not answered: the sub-question limit was reached",
     "budget": "stopped at the reader-call limit",
+    "folder": "from what the index knows of your files",
 }
 ACTIONS = {"rewrite": "Rewrote", "decompose": "Split", "disambiguate": "Made precise"}
 
@@ -252,6 +253,8 @@ class StepNarrator:
             return f"Reranked {len(e.before)} passages; reading {kept}"
         if isinstance(e, ChainSelected):
             return chain_line(e)
+        if isinstance(e, FolderQuestion):  # its summary names the files found, whole
+            return e.summary
         if isinstance(e, YesNoCheck) and not self.numbers:
             return yes_no_line(e)
         return short(e.summary, 120)

@@ -38,6 +38,7 @@ from typing import Annotated, Literal
 from models.errors import BudgetExceeded
 
 from ..answering import prompts
+from ..answering.folder_questions import answer_folder_question, folder_question
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
 from ..answering.origin import REFINED, Origin
@@ -134,8 +135,15 @@ class DefaultPipeline(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
-        answer = yield from self._answer(question, ctx, numbers)
         documents = self.opts.documents and ctx.documents
+        asked = folder_question(question) if documents else None
+        if asked is not None:  # "which of my files mention X?": from the index's files, not five passages
+            stage = self._stage(ctx, numbers, "folder", "Answer from what the index knows of your files")
+            yield stage
+            answer = yield from answer_folder_question(asked, ctx, parent=stage.step)
+            if answer is not None:
+                return answer  # with its own citations and label; no answer check applies
+        answer = yield from self._answer(question, ctx, numbers)
         for check in CHECKS:
             if documents and check.suits != "any documents":
                 continue  # its signals (page titles, openings) mean nothing in a person's files

@@ -1,0 +1,15 @@
+"""An answer written from what the index knows of its files, with its citations and label decided
+as it was written (answering/folder_questions.py); the runner uses them as they are."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..context import Result
+from ..grounding.citations import Attribution
+
+SUPPORTED = "supported"  # the label grounding/verdict.py gives an answer its cited passages hold
+
+
+@dataclass
+class FolderResult(Result):
+    attribution: Attribution | None = None

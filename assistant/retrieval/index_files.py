@@ -1,0 +1,122 @@
+"""What the index knows of its files, for questions about the folder itself
+(assistant/answering/folder_questions.py): the list of documents, every passage that holds all
+the words of a topic (a full-text AND query over the whole index, not a top-k search), and one
+document's passages in reading order.
+
+It reads the store behind a `HybridRetriever`, with that retriever's filter (a collection's
+sources; passages of a document an interrupted run left unfinished stay out). Importing it loads
+nothing of the store: a strategy may import it without slowing every question's start."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Sequence
+
+from typing import TYPE_CHECKING
+
+from ..events.core import Passage
+
+if TYPE_CHECKING:  # the store's modules load pyarrow and Lance: imported when a file is asked about
+    from .retriever import HybridRetriever
+
+MAX_MATCHES = 20_000  # passages read for one topic; more is a word too common to list files by
+MAX_LISTED = 20  # files named in an answer; the rest counted
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    doc_id: str
+    source: str
+    path: str  # inside its indexed folder
+    title: str
+    passages: int
+
+
+class IndexFiles:
+    """The files behind one retriever's search (its collection)."""
+
+    def __init__(self, retriever: HybridRetriever):
+        self.store = retriever.store
+        self.where = retriever.where
+
+    def _within(self, clause: str | None = None) -> str | None:
+        parts = [c for c in (self.where, clause) if c]
+        return " AND ".join(f"({c})" for c in parts) or None
+
+    def documents(self) -> list[IndexedFile]:
+        """Every document indexed (in this collection), by path."""
+        table = self.store.documents
+        with self.store.errors():
+            rows = table.count_rows()
+            if not rows:
+                return []
+            query = table.search().select(["doc_id", "source", "path", "title", "passages"]).limit(rows)
+            if self.where:
+                query = query.where(self.where)
+            found = query.to_list()
+        return sorted((IndexedFile(r["doc_id"], r["source"] or "", r["path"] or "", r["title"] or "",
+                                   int(r["passages"] or 0)) for r in found), key=lambda f: (f.path, f.source))
+
+    def matches(self, topic: str, limit: int = MAX_MATCHES) -> list[Passage]:
+        """Every passage whose text, title or section holds all the topic's words (as the full-text
+        index stems them), best scored first; at most `limit`. A topic the full-text index cannot
+        search ("here about": stop words only) is looked for as written, case aside."""
+        from lancedb.query import FullTextOperator, MatchQuery
+
+        from .retriever import _COLUMNS, HybridRetriever, fts_query
+
+        words = fts_query(topic)
+        table = self.store.passages
+        rows = []
+        if words:
+            query = table.search(MatchQuery(words, "search_text", operator=FullTextOperator.AND), query_type="fts")
+            if self.where:
+                query = query.where(self.where, prefilter=True)
+            with self.store.errors():
+                rows = query.limit(limit).select(_COLUMNS + ["_score"]).to_list()
+        if not rows and topic.strip():
+            rows = self._containing(topic.strip(), limit)
+        return [HybridRetriever._passage(r, r.get("_score") or 0.0) for r in rows]
+
+    def _containing(self, phrase: str, limit: int) -> list[dict]:
+        """The passages holding `phrase` as written (case aside): a scan, for what full text misses."""
+        from index_builder.store_tables import quote
+
+        from .retriever import _COLUMNS
+
+        needle = "%" + re.sub(r"([%_\\])", r"\\\1", " ".join(phrase.lower().split())) + "%"
+        clause = self._within(f"lower(search_text) LIKE {quote([needle])} ESCAPE '\\'")
+        with self.store.errors():
+            return self.store.passages.search().where(clause).select(_COLUMNS).limit(limit).to_list()
+
+    def passages_of(self, doc_id: str) -> list[Passage]:
+        """All the document's passages, in reading order."""
+        from index_builder.store_tables import quote
+
+        from .retriever import _COLUMNS, HybridRetriever
+        table = self.store.passages
+        clause = self._within(f"doc_id = {quote([doc_id])}")
+        with self.store.errors():
+            rows = table.count_rows(clause)
+            found = table.search().where(clause).select(_COLUMNS + ["ordinal"]).limit(max(1, rows)).to_list()
+        return [HybridRetriever._passage(r, 0.0) for r in sorted(found, key=lambda r: r["ordinal"] or 0)]
+
+
+def file_names(documents: Sequence[IndexedFile | Passage]) -> dict[tuple[str, str], str]:
+    """(source, path) -> the name shown: the path inside its folder, with the folder's name
+    where two indexed folders hold the same path."""
+    sources_of: dict[str, set[str]] = {}
+    for d in documents:
+        sources_of.setdefault(d.path, set()).add(d.source)
+    return {(d.source, d.path): (f"{PurePosixPath(d.source.replace(chr(92), '/')).name}/{d.path}"
+                                 if len(sources_of[d.path]) > 1 and d.source else d.path) for d in documents}
+
+
+def listing(names: Sequence[str], marks: bool = False) -> str:
+    """"a, b and c" (with [n] after each when `marks`), at most MAX_LISTED named."""
+    shown = [f"{n} [{i}]" if marks else n for i, n in enumerate(names[:MAX_LISTED], 1)]
+    rest = len(names) - len(shown)
+    if rest:
+        return ", ".join(shown) + f" and {rest} more"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
