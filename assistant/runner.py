@@ -90,7 +90,7 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
 def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool):
     """The grounding check where the strategy asks for it (on a person's own files, the check made
     for them, when the strategy takes it); else word-overlap attribution. An answer written from
-    the index's files brings its own (answering/folder_questions.py)."""
+    the index's files brings its own (folder/answers.py)."""
     written = getattr(result, "attribution", None)
     if written is not None:
         return written

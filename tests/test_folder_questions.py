@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.answering.folder_questions import FolderResult, answer_folder_question, folder_question
+from assistant.folder.answers import FolderResult, answer_folder_question, folder_question
 from assistant.context import Result
 from assistant.events.core import Answer, Note, Passage
 from assistant.events.details import FolderQuestion

@@ -12,7 +12,7 @@ from ..context import Result
 
 # what turns an answer after it was written: ReFeed's revision, then the default's answer checks
 REFINED = "refined"
-# the source of an answer written from what the index knows of its files (answering/folder_questions.py)
+# the source of an answer written from what the index knows of its files (folder/answers.py)
 FOLDER = "folder"
 
 

@@ -227,7 +227,7 @@ class NationalityCheck(Detail):
 @dataclass
 class FolderQuestion(Detail):
     """A question about the folder itself answered from what the index knows of its files
-    (assistant/answering/folder_questions.py): which files mention a topic, how many, a count or
+    (assistant/folder/answers.py): which files mention a topic, how many, a count or
     list of files by kind, or one file read through to summarise it."""
 
     kind: ClassVar[str] = "folder.question"

@@ -1,5 +1,5 @@
 """What the index knows of its files, for questions about the folder itself
-(assistant/answering/folder_questions.py): the list of documents, every passage that holds all
+(assistant/folder/answers.py): the list of documents, every passage that holds all
 the words of a topic (a full-text AND query over the whole index, not a top-k search), and one
 document's passages in reading order.
 

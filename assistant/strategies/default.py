@@ -38,7 +38,7 @@ from typing import Annotated, Literal
 from models.errors import BudgetExceeded
 
 from ..answering import prompts
-from ..answering.folder_questions import answer_folder_question, folder_question
+from ..folder.answers import answer_folder_question, folder_question
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
 from ..answering.origin import REFINED, Origin

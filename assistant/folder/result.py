@@ -1,5 +1,5 @@
 """An answer written from what the index knows of its files, with its citations and label decided
-as it was written (answering/folder_questions.py); the runner uses them as they are."""
+as it was written (folder/answers.py); the runner uses them as they are."""
 from __future__ import annotations
 
 from dataclasses import dataclass

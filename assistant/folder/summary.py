@@ -14,12 +14,12 @@ from ..events.core import Draft, Note, Passage, Token
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, attribute, sentences
 from ..retrieval.index_files import file_names, listing
-from .folder_asks import DOC_NOUNS, FolderAsk
-from .folder_result import SUPPORTED, FolderResult
-from .prompt_fit import SAFETY_TOKENS, fit_passages
-from .prompts import format_passages
-from .generate import StrategyRun
-from .origin import FOLDER
+from .asks import DOC_NOUNS, FolderAsk
+from .result import SUPPORTED, FolderResult
+from ..answering.prompt_fit import SAFETY_TOKENS, fit_passages
+from ..answering.prompts import format_passages
+from ..answering.generate import StrategyRun
+from ..answering.origin import FOLDER
 
 if TYPE_CHECKING:
     from ..retrieval.index_files import IndexedFile, IndexFiles

@@ -2,7 +2,7 @@
 than from the few passages a search returns: "which of my files mention X?" and "how many ...?"
 (a full-text search over the whole index, grouped by file), "how many PDFs do I have?" and "list
 my files" (the index's document list), "summarise FILE" (the named file read through:
-answering/folder_summary.py). The questions are recognised by patterns (answering/folder_asks.py).
+folder/summary.py). The questions are recognised by patterns (folder/asks.py).
 
 How a strategy uses it (the default, when the index holds personal documents):
 
@@ -18,7 +18,7 @@ the runner uses as it is: the trained grounding check weighs a short answer to a
 listing of files nor a summary. A listing cites one passage per file named, each holding the
 topic ("supported"); a count of files by kind cites nothing (no label); a summary cites, sentence
 by sentence, the passages of the file it draws its words from ("supported" when every sentence
-has one; answering/folder_summary.py).
+has one; folder/summary.py).
 """
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ from ..events.core import Note, Passage
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, text_for_matching
 from ..retrieval.index_files import MAX_LISTED, MAX_MATCHES, IndexedFile, IndexFiles, file_names, listing
-from .folder_asks import COUNT, COUNT_FILES, FILE_KINDS, LIST_FILES, SUMMARY, WHICH, FolderAsk, folder_question
-from .folder_result import SUPPORTED, FolderResult
-from .folder_summary import summarise
-from .generate import StrategyRun
-from .origin import FOLDER
+from .asks import COUNT, COUNT_FILES, FILE_KINDS, LIST_FILES, SUMMARY, WHICH, FolderAsk, folder_question
+from .result import SUPPORTED, FolderResult
+from .summary import summarise
+from ..answering.generate import StrategyRun
+from ..answering.origin import FOLDER
 
 __all__ = ["FOLDER", "FolderAsk", "FolderResult", "answer_folder_question", "folder_question"]
 
