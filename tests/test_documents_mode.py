@@ -123,3 +123,24 @@ def test_a_sentence_naming_what_its_passage_does_not_is_not_supported():
     assert checked.grounding == "not in your documents"
     assert ground_documents("Project Heron is led by Mira Okafor.", "Who leads Project Heron?",
                             [heron]).grounding == "supported"
+
+
+def test_the_plain_searchs_best_passages_are_read_beside_the_judges():
+    """A judge fitted on encyclopedia pages may rank the holding manual low: it is read all the same."""
+    question = "Where do I report bugs in GNU ed?"
+    retriever = WordsRetriever(FILES)
+    reader = by_question({question: "bug-ed@gnu.org"})
+    ctx = make_context(reader=reader, judge=FakeJudge(knows=lambda q: False), retriever=retriever, pool=4,
+                       max_passages=1, min_passages=1)
+    ctx.relevance = TarFirst()
+    answer = list(run_question(question, "default:chain=false", ctx))[-1]
+    assert "ed-manual" in answer.passages_read and answer.grounding == "supported"
+
+
+class TarFirst:
+    """A trained judge that ranks the tar guide first, whatever is asked."""
+
+    name, threshold, sufficiency = "fake-trained", 0.5, (1, 0.5)
+
+    def score(self, question, passages):
+        return [0.9 if "tar" in p else 0.1 for p in passages]

@@ -60,6 +60,9 @@ FIRST_HOP_CARRIED = 3  # hop_read=first: first-hop passages the answer reads bes
 UNION_READ = 5  # hop_read=union: passages the answer reads from the top of everything found
 
 
+SEARCH_KEPT = 2  # on a person's files: the plain search's best passages read beside the judge's
+
+
 class DefaultPipeline(Strategy):
     @dataclass(frozen=True)
     class Options(StrategyOptions):
@@ -246,6 +249,10 @@ class DefaultPipeline(Strategy):
             ranking = yield from judge_pool(ctx, question, passages, parent=parent)
             if self.opts.chain:
                 ranking = yield from chain_read_set(ctx, question, ranking, parent=parent)
+            if self.opts.documents and ctx.documents:
+                # the judge learned its ranking on encyclopedia pages: in a person's files the plain
+                # search's best passages are read too (a manual it ranked low may hold the answer)
+                ranking = replace(ranking, kept=add_new(list(ranking.kept), passages[:SEARCH_KEPT]))
             return ranking
         return Ranked(kept=list(passages), above_threshold=len(passages))
 
