@@ -73,16 +73,19 @@ def api_error_of(exc: BaseException) -> ApiError:
     return ApiError(500, f"the server failed: {type(exc).__name__}; its log has the details", "internal_error")
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "dict", "list", "none", "tuple"}
+
+
 def _field(loc: tuple) -> str:
-    """A validation error's location as OpenAI names a field: messages[0].content."""
+    """A validation error's location as OpenAI names a field: messages[0].content (pydantic's
+    tags for the member of a union that failed, such as `list[dict[str,any]]`, left out)."""
     out = ""
     for part in loc:
         if part == "body":
             continue
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not str(part).startswith(("function-", "json-", "list[", "str", "union[", "literal[", "int",
-                                        "bool", "float", "dict[", "model-", "none")):
+        elif not ("[" in str(part) or "-" in str(part) or part in _TYPE_TAGS):
             out += f".{part}" if out else str(part)
     return out
 

@@ -89,13 +89,18 @@ class ReaderQueue:
                 put(_DONE)
 
         loop.run_in_executor(self._executor, work)
+        checked = time.monotonic()
         try:
             while True:
                 try:
                     item = await asyncio.wait_for(items.get(), POLL_SECONDS)
                 except asyncio.TimeoutError:
-                    if disconnected is not None and await disconnected():
+                    item = None
+                if disconnected is not None and time.monotonic() - checked >= POLL_SECONDS:
+                    checked = time.monotonic()  # also while tokens keep coming
+                    if await disconnected():
                         return
+                if item is None:
                     continue
                 if item is _DONE:
                     return
