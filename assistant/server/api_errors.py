@@ -114,6 +114,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, exc: HTTPException):
+        if isinstance(exc.__cause__, ApiError):  # raised while FastAPI read the body (guards.py)
+            return exc.__cause__.response()
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return ApiError(exc.status_code, str(exc.detail), code, headers=dict(exc.headers or {})).response()
 

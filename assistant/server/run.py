@@ -48,7 +48,7 @@ def check_origin(origin: str) -> str:
     from urllib.parse import urlsplit
 
     parts = urlsplit(origin)
-    if origin != "*" and (parts.scheme not in ("http", "https") or not parts.hostname or parts.path
+    if origin != "*" and (parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/")
                           or parts.query or parts.fragment):
         raise AssistantError(f"--cors-origin {origin!r} is not an origin; give scheme://host[:port], "
                              "e.g. http://localhost:3000")
