@@ -146,3 +146,42 @@ def test_assistant_mcp_on_examples_docs(tmp_path):
     assert answer["meaning"] and isinstance(answer["citations"], list)
     if answer["grounding"] == "supported":
         assert answer["citations"] and all(c["file"] and c["text"] for c in answer["citations"])
+
+
+def test_serve_offers_the_same_tools_over_http_at_mcp(tmp_path):
+    from mcp.client.streamable_http import streamable_http_client
+
+    from helpers.fakes import FakeReader, FakeRetriever, make_context
+    from helpers.live_server import live_server
+
+    from assistant.search_service import Hit
+
+    reader = FakeReader(lambda prompt: "Dr. Ada Lane founded it.")
+    retriever = FakeRetriever({"clinic": "The Harbor Clinic was founded by Dr. Ada Lane in 1990."})
+    hit = Hit(rank=1, file="clinic.md", title="clinic", page=None, section="History", snippet="The Harbor Clinic…",
+              text="The Harbor Clinic was founded by Dr. Ada Lane in 1990.", source="/notes", folder="notes",
+              score=0.5, passage_id="clinic")
+    searches = []
+    searcher = lambda query, k, collection: searches.append((query, k, collection)) or [hit]  # noqa: E731
+
+    async def steps(url):
+        async with streamable_http_client(url + "/mcp") as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = (await session.list_tools()).tools
+                found = structured(await session.call_tool("search_documents", {"query": "clinic founder", "k": 2}))
+                answer = structured(await session.call_tool("ask_documents", {"question": "Who founded the clinic?",
+                                                                              "strategy": "rag"}))
+                return tools, found, answer
+
+    with live_server(lambda settings, strategy: make_context(reader=reader, retriever=retriever), tmp_path,
+                     searcher=searcher) as base:
+        tools, found, answer = anyio.run(steps, base)
+        import httpx
+
+        rebound = httpx.post(base + "/mcp", json={}, headers={"Host": "evil.example"})
+    assert {t.name for t in tools} == TOOLS
+    assert found["passages"][0]["where"] == "clinic.md § History" and searches == [("clinic founder", 2, None)]
+    assert answer["answer"].startswith("Dr. Ada Lane founded it.") and answer["citations"][0]["file"] == "clinic.md"
+    assert reader.stats.calls == 1  # the server's own models answered
+    assert rebound.status_code == 421

@@ -270,3 +270,26 @@ def test_the_queue_takes_as_many_as_its_size(tmp_path):
         for t in threads:
             t.join(30)
     assert [r.status_code for r in results] == [200, 200, 200]
+
+
+@pytest.mark.real_models
+def test_the_bundled_reader_counts_usage_and_stops_at_max_tokens(tmp_path):
+    from index_builder.folder import index_folder
+    from index_builder.store import IndexStore
+    from models import registry
+    from models.config import Settings
+
+    from pathlib import Path
+
+    settings = Settings(data_dir=tmp_path)
+    embedder = registry.get_embedder(settings)
+    store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
+    index_folder(store, embedder, Path(__file__).resolve().parent.parent / "examples" / "docs")
+    with live_server(None, tmp_path) as base:
+        messages = [{"role": "user", "content": "Who leads Project Heron?"}]
+        cut = client(base).chat.completions.create(model="rag", messages=messages, max_tokens=2)
+        chunks = list(client(base).chat.completions.create(model="rag", messages=messages, stream=True,
+                                                           stream_options={"include_usage": True}))
+    assert cut.choices[0].finish_reason == "length" and cut.usage.completion_tokens == 2
+    assert cut.usage.prompt_tokens > 50  # the passages were read
+    assert chunks[-1].usage.completion_tokens > 2 and chunks[-1].usage.prompt_tokens > 50

@@ -20,15 +20,21 @@ LABELS = {"supported": "the cited passages support the answer",
 class Documents:
     """One person's index, searched and asked; one question at a time (the reader is one)."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, context_factory=None, searcher=None):
+        """context_factory, searcher: the models and search a host server already holds (`assistant
+        serve` mounting MCP over HTTP); by default the registry's and search_service's."""
         self.settings = settings
+        self.context_factory, self.searcher = context_factory, searcher
         self._asking = threading.Lock()
 
     def _within(self, collection: str | None) -> Settings:
         return replace(self.settings, collection=collection) if collection else self.settings
 
     def search(self, query: str, k: int = 5, collection: str | None = None) -> dict:
-        hits = search_service.search(self._within(collection), query, k)
+        if self.searcher is not None:
+            hits = self.searcher(search_service.check_query(query, k), k, collection)
+        else:
+            hits = search_service.search(self._within(collection), query, k)
         return {"query": query, "passages": [_hit_row(h) for h in hits]}
 
     def ask(self, question: str, collection: str | None = None, strategy: str = DEFAULT_STRATEGY) -> dict:
@@ -36,7 +42,7 @@ class Documents:
         settings = self._within(collection)
         with self._asking:
             answer = None
-            for event in service.ask(question, chosen, settings):
+            for event in service.ask(question, chosen, settings, context_factory=self.context_factory):
                 if isinstance(event, Answer):
                     answer = event
         return _answer_row(answer)

@@ -1,5 +1,6 @@
 """The MCP server (the official `mcp` SDK's MCPServer over stdio): four tools over Documents, each
-described so that an agent knows when it helps. A failure is the tool's error, one line."""
+described so that an agent knows when it helps. A failure is the tool's error, one line. Also
+served over HTTP at /mcp by `assistant serve` (http_routes)."""
 from __future__ import annotations
 
 from typing import Annotated, Any
@@ -82,3 +83,15 @@ def build(settings: Settings, documents: Documents | None = None):
 def run_stdio(settings: Settings) -> None:
     """Serve MCP on stdin/stdout until the client closes them."""
     build(settings).run("stdio")
+
+
+def http_routes(documents: Documents) -> tuple[list, object]:
+    """MCP over streamable HTTP at /mcp, for `assistant serve` to add to its own routes: (the
+    routes, the session manager whose run() must span the serving app's lifespan). The serving
+    app's guards check the Host, the Origin and the API key, as for its other routes."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build(documents.settings, documents)
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=TransportSecuritySettings(
+        enable_dns_rebinding_protection=False))
+    return list(app.routes), server.session_manager

@@ -1,11 +1,12 @@
 """The HTTP API (FastAPI): /v1/models (the strategies), /v1/chat/completions (OpenAI-compatible,
 streamed or not), /v1/events (a question's step events as a stream), /v1/search (passages
-alone, no reader) and /health. Every request passes the guards first (guards.py)."""
+alone, no reader), /mcp (the MCP tools over streamable HTTP) and /health. Every request passes
+the guards first (guards.py)."""
 from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import replace
 from typing import Callable
 
@@ -49,26 +50,30 @@ def _model_row(name: str) -> dict:
 
 def create_app(settings: Settings, api_key: str | None = None, context_factory: Callable | None = None,
                preload: bool = True, policy: Policy | None = None, queue_size: int = DEFAULT_SIZE,
-               searcher: Callable | None = None) -> FastAPI:
+               searcher: Callable | None = None, mcp: bool = True) -> FastAPI:
     """The API over these settings' models and index. `policy`: who may ask (guards.Policy; by
     default loopback names on any port); an api_key (here or in the policy) is required on every
     /v1 request as `Authorization: Bearer KEY`. `searcher(query, k, collection)`: the hits of
-    /v1/search (default: search_service over the index)."""
+    /v1/search (default: search_service over the index). `mcp`: serve the MCP tools at /mcp too."""
     queue = ReaderQueue(queue_size)
     policy = replace(policy or Policy(), api_key=api_key or (policy.api_key if policy else None))
     search = searcher or (lambda query, k, collection: search_service.search(settings, query, k, collection))
+
+    mcp_routes, mcp_sessions = _mcp(settings, context_factory, search) if mcp else ([], None)
 
     @asynccontextmanager
     async def lifespan(_app):
         if preload:  # the first question should not pay for the loads
             queue.run(lambda: _preload(settings, context_factory))
-        yield
+        async with mcp_sessions.run() if mcp_sessions is not None else nullcontext():
+            yield
         queue.close()
 
     app = FastAPI(title="assistant", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.queue = queue
     app.add_middleware(Guards, policy=policy)
     api_errors.install(app)
+    app.router.routes.extend(mcp_routes)  # MCP over HTTP at /mcp (its tools: assistant/mcp_server)
 
     @app.get("/health")
     async def health():
@@ -138,6 +143,15 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         return {"object": "list", "data": [hit.as_dict(local=is_local(request)) for hit in hits]}
 
     return app
+
+
+def _mcp(settings: Settings, context_factory, search):
+    """The MCP routes over this server's models and search (their asks share the reader's lock,
+    not the queue: an agent's question waits for the reader like any other)."""
+    from assistant.mcp_server.documents import Documents
+    from assistant.mcp_server.server import http_routes
+
+    return http_routes(Documents(settings, context_factory, search))
 
 
 def _preload(settings: Settings, context_factory) -> None:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from .api_errors import ApiError, error_bytes
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-CORS_METHODS = "GET, POST, OPTIONS"
-CORS_HEADERS = "authorization, content-type, openai-organization, openai-project, x-stainless-*"
+CORS_METHODS = "GET, POST, DELETE, OPTIONS"
+KEYED_PATHS = ("/v1", "/mcp")  # /health stays open: it says only that the server runs
+CORS_HEADERS = "authorization, content-type, mcp-session-id, mcp-protocol-version"
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Guards:
             return await _refuse(send, refusal)
         if scope["method"] == "OPTIONS" and origin and _header(scope, b"access-control-request-method"):
             return await _preflight(send, origin, _header(scope, b"access-control-request-headers"))
-        if self.policy.api_key and scope["path"].startswith("/v1") and not self._key_ok(scope):
+        if self.policy.api_key and scope["path"].startswith(KEYED_PATHS) and not self._key_ok(scope):
             return await _refuse(send, ApiError(401, "a valid API key is required (Authorization: Bearer KEY)",
                                                 "invalid_api_key"))
         length = _header(scope, b"content-length")
@@ -155,6 +156,7 @@ def _with_cors(send, origin: str):
         if message["type"] == "http.response.start":
             message = dict(message, headers=[*message.get("headers", []),
                                              (b"access-control-allow-origin", origin.encode("latin-1")),
+                                             (b"access-control-expose-headers", b"mcp-session-id"),
                                              (b"vary", b"Origin")])
         await send(message)
 

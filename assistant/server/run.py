@@ -56,11 +56,11 @@ def check_origin(origin: str) -> str:
 
 
 def served_names(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:
-    """The names a Host header may give beyond loopback's: the bound one, those given, and on a
-    wildcard bind (0.0.0.0, ::) this machine's own names and addresses."""
+    """The names a Host header may give beyond loopback's: those given, and on a wildcard bind
+    (0.0.0.0, ::) this machine's own names and addresses (a remote bind needs the API key too)."""
     names = list(extra)
-    if host in ("0.0.0.0", "::"):
-        names += [socket.gethostname(), socket.getfqdn()]
+    if host in ("0.0.0.0", "::"):  # host.docker.internal: how a container (Open WebUI's) names the host
+        names += [socket.gethostname(), socket.getfqdn(), "host.docker.internal"]
         try:
             names += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)]
         except OSError:
