@@ -135,3 +135,37 @@ def test_search_on_examples_docs_imports_neither_torch_nor_llama_cpp(tmp_path):
     assert len(rows) == 3 and all(row["file"] and row["snippet"] for row in rows)
     assert rows[0]["where"] == "handbook.md § Holidays" and "30 days" in rows[0]["text"]
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
+def test_cli_search_goes_through_a_running_server_unless_local(cli, tmp_path):
+    from helpers.cli_run import TinyEmbedder
+
+    assert cli("index", "add", str(docs(tmp_path / "notes")))[0] == 0
+    settings = Settings(data_dir=tmp_path / "data")
+    asked = []
+
+    def found(query, k, collection):
+        asked.append(query)
+        return search(settings, query, k, collection, embedder_factory=lambda s: TinyEmbedder())
+
+    with live_server(lambda s, strategy: make_context(reader=FakeReader()), tmp_path / "server", searcher=found) as base:
+        (settings.data_dir / "server.json").write_text(json.dumps({"url": base, "pid": 0,
+                                                                   "index": str(settings.index_path)}))
+        code, out, _ = cli("search", "Lisbon office Saturdays", "--json", "-k", "1")
+        assert code == 0 and asked == ["Lisbon office Saturdays"]
+        assert json.loads(out)["where"] == "handbook.md § Offices"
+        code, out, _ = cli("search", "Lisbon office Saturdays", "--local", "-k", "1")
+        assert code == 0 and len(asked) == 1 and out.startswith("[1] handbook.md § Offices")
+
+
+def test_search_through_a_running_server_imports_no_index_library(tmp_path, indexed):
+    from test_cold_imports import imported_by
+
+    found = lambda query, k, collection: search(indexed, query, k, collection,  # noqa: E731
+                                                embedder_factory=lambda s: HashEmbedder())
+    with live_server(lambda s, strategy: make_context(reader=FakeReader()), tmp_path / "server", searcher=found) as base:
+        (indexed.data_dir / "server.json").write_text(json.dumps({"url": base, "pid": 0,
+                                                                  "index": str(indexed.index_path)}))
+        done, heavy = imported_by(tmp_path, indexed.data_dir, "search", "paid leave", "-k", "1")
+    assert done.returncode == 0 and "handbook.md § Leave" in done.stdout, done.stderr
+    assert heavy == [], f"`assistant search` through the server imported {heavy}"

@@ -7,6 +7,7 @@ and range, a non-streamed request stopped when its client goes, and the bounded 
 import json
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -207,6 +208,9 @@ def test_a_lone_surrogate_is_a_400_json_error(url, reader):
     streamed = httpx.post(url + "/v1/chat/completions", headers={"content-type": "application/json"},
                           content=raw.replace(b'"rag",', b'"rag", "stream": true,'))
     assert streamed.status_code == 400 and reader.calls == []
+    thread = httpx.post(url + "/v1/chat/completions", headers={"content-type": "application/json"},
+                        content=b'{"model": "rag", "thread": "a\\udc80b", "messages": [{"role": "user", "content": "Hi?"}]}')
+    assert thread.status_code == 400 and thread.json()["error"]["param"] == "thread"
 
 
 def test_a_stream_that_fails_ends_with_an_error_event_and_done(tmp_path):
@@ -278,8 +282,6 @@ def test_the_bundled_reader_counts_usage_and_stops_at_max_tokens(tmp_path):
     from index_builder.store import IndexStore
     from models import registry
     from models.config import Settings
-
-    from pathlib import Path
 
     settings = Settings(data_dir=tmp_path)
     embedder = registry.get_embedder(settings)

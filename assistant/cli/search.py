@@ -22,27 +22,38 @@ def search(
     index: Optional[Path] = typer.Option(None, "--index", parser=given_path,
                                          help="Index folder (default: in the user data dir)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per passage, best first."),
+    local: bool = typer.Option(False, "--local", help="Search here even when `assistant serve` runs."),
 ) -> None:
     """Find passages in your documents: the hybrid search alone, no answer, no reader loaded.
 
-    Each passage with its file, page or section, and a snippet.
+    Each passage with its file, page or section, and a snippet. Through `assistant serve`
+    when it runs over the same index (faster: the index is already open).
 
     Example: assistant search "parental leave" -k 3
     """
     from models.config import load_settings
 
-    from ..search_service import search as find
+    from ..server.client import running_server
     from .ask import checked_question
 
     settings = load_settings(index=index, collection=collection)
-    hits = find(settings, checked_question(query), k=k)
+    query = checked_question(query)
+    server = None if local or index is not None else running_server(settings)
+    if server:  # the server has the index open: no LanceDB import here
+        from ..server.client import search as remote_search
+
+        rows = remote_search(server, query, k, collection)
+    else:
+        from ..search_service import search as find
+
+        rows = [hit.as_dict() for hit in find(settings, query, k=k)]
     if as_json:
-        for hit in hits:
-            typer.echo(json.dumps(hit.as_dict(), ensure_ascii=False))
+        for row in rows:
+            typer.echo(json.dumps(row, ensure_ascii=False))
         return
-    if not hits:
+    if not rows:
         typer.echo("no passage found", err=True)
         return
-    for hit in hits:
-        typer.echo(f"[{hit.rank}] {hit.where}  ({hit.folder})")
-        typer.echo(f"    {hit.snippet}")
+    for row in rows:
+        typer.echo(f"[{row['rank']}] {row['where']}  ({row['folder']})")
+        typer.echo(f"    {row['snippet']}")

@@ -32,7 +32,15 @@ class ApiError(Exception):
         return error_body(self.message, self.code, self.kind, self.param)
 
     def response(self) -> JSONResponse:
-        return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
+        return _AsciiJSON(self.body(), status_code=self.status, headers=self.headers)
+
+
+class _AsciiJSON(JSONResponse):
+    """An error's JSON with non-ASCII escaped: a message quoting a client's text that is not
+    UTF-8 (a lone surrogate) still renders, instead of failing as a plain-text 500."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _kind_of(status: int) -> str:

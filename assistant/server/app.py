@@ -103,7 +103,7 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         question, history, instructions = question_and_history(message_texts(body))
         options = answer_options(body, instructions)
         if body.thread:
-            chat_service.threads(settings).load(body.thread, create=True)  # a bad name: a 400 before queueing
+            chat_service.threads(settings).load(utf8(body.thread, "thread"), create=True)  # a bad name: 400 now
             history = []
         ask = asker(question, strategy, body.thread, history, options)
         local = is_local(request)
@@ -131,7 +131,7 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         strategy = _strategy(body.model)
         question = utf8(body.question, "question")
         if body.thread:
-            chat_service.threads(settings).load(body.thread, create=True)
+            chat_service.threads(settings).load(utf8(body.thread, "thread"), create=True)
         place = queue.take_place()
         return StreamingResponse(_events(queue, asker(question, strategy, body.thread, []), place, is_local(request)),
                                  media_type="text/event-stream", background=BackgroundTask(place.release))
