@@ -9,8 +9,8 @@ config):
   Retry-After; the server's resident memory (RSS) before the clients and after them;
 - `assistant search Q` (a new process: no reader loads) against `assistant ask Q --local` before
   its answer (imports, index open, every model load; its Answer event's own seconds taken off)
-  and in all; and through the running server, POST /v1/search against a streamed question's first
-  token.
+  and in all; with the server running, `assistant search Q` again (it goes through the server:
+  no LanceDB import), and POST /v1/search against a streamed question's first token.
 RATIO lines: ask before its answer / search, and the warm first token / the warm search.
 
 Run: .venv/bin/python benchmarks/bench_serve_clients.py [--strategy rag] [--clients 10]
@@ -115,6 +115,7 @@ def main() -> None:
             wait_for(url, server)
             first_token(url, args.strategy, WARM_UP)  # waits for the preload
             warm_search = [searched(url, q) for q in SEARCHES]
+            search_via_server = [timed(env, "search", q, "-k", "5")[0] for q in SEARCHES]  # finds server.json
             warm_first = [first_token(url, args.strategy, q)[0] for q in MORE[:len(SEARCHES)]]
             before = rss_mb(server.pid)
             started = time.perf_counter()
@@ -139,8 +140,10 @@ def main() -> None:
     ask_total, ask_answer = med(a[0] for a in asks), med(a[1] for a in asks)
     print(f"search (CLI, new process) {med(search_cli):.2f} s; ask --local {ask_total:.2f} s, of which before its "
           f"answer {ask_total - ask_answer:.2f} s")
-    print(f"warm: POST /v1/search {1000 * med(warm_search):.0f} ms; streamed first token {med(warm_first):.2f} s")
+    print(f"warm: POST /v1/search {1000 * med(warm_search):.0f} ms; `assistant search` through the server "
+          f"{med(search_via_server):.2f} s; streamed first token {med(warm_first):.2f} s")
     print(f"RATIO ask-before-answer/search {(ask_total - ask_answer) / med(search_cli):.1f}x   "
+          f"ask-before-answer/search-through-serve {(ask_total - ask_answer) / med(search_via_server):.1f}x   "
           f"ask/search {ask_total / med(search_cli):.1f}x   warm first-token/search "
           f"{med(warm_first) / med(warm_search):.0f}x   RSS after/before {after / before:.2f}")
     print(json.dumps({"clients": results, "refused": refused}), file=sys.stderr)

@@ -295,3 +295,22 @@ def test_the_bundled_reader_counts_usage_and_stops_at_max_tokens(tmp_path):
     assert cut.choices[0].finish_reason == "length" and cut.usage.completion_tokens == 2
     assert cut.usage.prompt_tokens > 50  # the passages were read
     assert chunks[-1].usage.completion_tokens > 2 and chunks[-1].usage.prompt_tokens > 50
+
+
+def test_a_collection_reaches_the_question_through_either_route(tmp_path):
+    from assistant.server.client import ask as remote_ask
+
+    reader, seen = CountingReader(), []
+
+    def factory(settings, strategy):
+        seen.append(settings.collection)
+        return make_context(reader=reader, retriever=FakeRetriever(DOCS))
+
+    with live_server(factory, tmp_path) as base:
+        client(base).chat.completions.create(model="rag", messages=ASK, extra_body={"collection": "work"})
+        events = list(remote_ask(base, "Who founded the clinic?", "rag", collection="personal"))  # `ask -c`
+        client(base).chat.completions.create(model="rag", messages=ASK)
+        bad = post(base, {"model": "rag", "messages": ASK, "collection": "../x"})
+    assert seen == ["work", "personal", None]
+    assert type(events[-1]).__name__ == "Answer"
+    assert bad.status_code == 400 and "collection name" in bad.json()["error"]["message"]

@@ -15,6 +15,7 @@ from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
 from assistant import chat_service, search_service
+from assistant.collection_service import check_name as check_collection
 from assistant.details import QuestionRewritten
 from assistant.events import Answer, Token
 from assistant.strategies import DEFAULT_STRATEGY, STRATEGIES, make_strategy, parse_spec
@@ -91,8 +92,9 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
                            "model_not_found", param="model")
         return _model_row(name)
 
-    def asker(question, strategy, thread, history, options=None):
-        return lambda should_stop: chat_service.ask(question, strategy, settings, thread=thread, history=history,
+    def asker(question, strategy, thread, history, options=None, collection=None):
+        within = replace(settings, collection=check_collection(collection)) if collection else settings
+        return lambda should_stop: chat_service.ask(question, strategy, within, thread=thread, history=history,
                                                     should_stop=should_stop, context_factory=context_factory,
                                                     answer_options=options)
 
@@ -105,7 +107,7 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         if body.thread:
             chat_service.threads(settings).load(utf8(body.thread, "thread"), create=True)  # a bad name: 400 now
             history = []
-        ask = asker(question, strategy, body.thread, history, options)
+        ask = asker(question, strategy, body.thread, history, options, body.collection)
         local = is_local(request)
         place = queue.take_place()  # a full queue: 429 now, before any answer starts
         if body.stream:
@@ -133,7 +135,8 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         if body.thread:
             chat_service.threads(settings).load(utf8(body.thread, "thread"), create=True)
         place = queue.take_place()
-        return StreamingResponse(_events(queue, asker(question, strategy, body.thread, []), place, is_local(request)),
+        ask = asker(question, strategy, body.thread, [], collection=body.collection)
+        return StreamingResponse(_events(queue, ask, place, is_local(request)),
                                  media_type="text/event-stream", background=BackgroundTask(place.release))
 
     @app.post("/v1/search")

@@ -65,6 +65,7 @@ class ChatRequest(BaseModel):
     logit_bias: dict[str, Any] | None = None
     modalities: list[StrictStr] | None = None
     thread: StrictStr | None = None  # extension: keep the turn in this saved thread
+    collection: StrictStr | None = None  # extension: search only this collection
 
     @field_validator("stop")
     @classmethod
@@ -81,6 +82,7 @@ class EventsRequest(BaseModel):
     question: StrictStr = Field(min_length=1)
     model: StrictStr = DEFAULT_STRATEGY
     thread: StrictStr | None = None
+    collection: StrictStr | None = None
 
 
 class SearchRequest(BaseModel):

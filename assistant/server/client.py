@@ -45,9 +45,12 @@ def running_server(settings: Settings) -> str | None:
         return None
 
 
-def ask(url: str, question: str, spec: str, thread: str | None = None) -> Iterator[Event]:
-    """The question's events from the server at url, the Answer last."""
-    body = json.dumps({"question": question, "model": spec, "thread": thread}).encode("utf-8")
+def ask(url: str, question: str, spec: str, thread: str | None = None,
+        collection: str | None = None) -> Iterator[Event]:
+    """The question's events from the server at url, the Answer last (searching only
+    `collection` when given)."""
+    body = json.dumps({"question": question, "model": spec, "thread": thread,
+                       "collection": collection}).encode("utf-8")
     try:
         connection = _connection(url, timeout=CONNECT_SECONDS)
         try:
