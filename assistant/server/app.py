@@ -54,7 +54,7 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
                searcher: Callable | None = None, mcp: bool = True) -> FastAPI:
     """The API over these settings' models and index. `policy`: who may ask (guards.Policy; by
     default loopback names on any port); an api_key (here or in the policy) is required on every
-    /v1 request as `Authorization: Bearer KEY`. `searcher(query, k, collection)`: the hits of
+    /v1 and /mcp request as `Authorization: Bearer KEY`. `searcher(query, k, collection)`: the hits of
     /v1/search (default: search_service over the index). `mcp`: serve the MCP tools at /mcp too."""
     queue = ReaderQueue(queue_size)
     policy = replace(policy or Policy(), api_key=api_key or (policy.api_key if policy else None))
@@ -134,8 +134,8 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         question = utf8(body.question, "question")
         if body.thread:
             chat_service.threads(settings).load(utf8(body.thread, "thread"), create=True)
-        place = queue.take_place()
         ask = asker(question, strategy, body.thread, [], collection=body.collection)
+        place = queue.take_place()
         return StreamingResponse(_events(queue, ask, place, is_local(request)),
                                  media_type="text/event-stream", background=BackgroundTask(place.release))
 
