@@ -18,18 +18,18 @@ def serve(
     index: Optional[Path] = typer.Option(None, "--index", help="Index folder (default: in the user data dir)."),
     reader: Optional[Path] = typer.Option(None, "--reader", help="Reader model: a .gguf file."),
     cors_origin: Optional[List[str]] = typer.Option(
-        None, "--cors-origin", help="Let web pages of this origin (e.g. http://localhost:3000) call the API from "
+        None, "--cors-origin", metavar="ORIGIN", help="Let web pages of this origin (e.g. http://localhost:3000) call the API from "
                                     "a browser; repeat for more. Default: none."),
     allow_host: Optional[List[str]] = typer.Option(
-        None, "--allow-host", help="Another name the Host header may give (a proxy's, a LAN name); repeatable. "
+        None, "--allow-host", metavar="NAME", help="Another name the Host header may give (a proxy's, a LAN name); repeatable. "
                                    "Loopback names and --host are always allowed."),
     queue_size: int = typer.Option(10, "--queue-size", min=1, max=1000,
                                    help="Questions waiting or being answered; more get 429 with Retry-After."),
-    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.5, max=600,
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.5, max=600, metavar="SECONDS",
                                          help="Seconds a request's headers may take to arrive."),
-    body_timeout: float = typer.Option(30.0, "--body-timeout", min=0.5, max=3600,
+    body_timeout: float = typer.Option(30.0, "--body-timeout", min=0.5, max=3600, metavar="SECONDS",
                                        help="Seconds a request's body may take to arrive."),
-    idle_timeout: float = typer.Option(5.0, "--idle-timeout", min=1, max=3600,
+    idle_timeout: float = typer.Option(5.0, "--idle-timeout", min=1, max=3600, metavar="SECONDS",
                                        help="Seconds an idle kept-alive connection stays open."),
 ) -> None:
     """Keep the models loaded behind an OpenAI-compatible API; ask and chat use it when it runs.
