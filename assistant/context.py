@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime o
     from models.reader.llama_reader import Reader, ReaderStats
     from models.judges.relevance import RelevanceJudge
 
+    from .answering.answer_options import AnswerOptions
     from .retrieval.retriever import Retriever
 
 
@@ -41,12 +42,17 @@ class RunContext:
     sub_questions: int = 0
     # eval --drop-support: passages no search of this question may return (its own support)
     hidden: Callable[[Passage], bool] | None = None
+    # a caller's wishes for the top-level answer (the server's max_tokens, stop, temperature,
+    # system messages); None: the settings decide
+    answer_options: AnswerOptions | None = None
+    answer_finish: str = ""  # why the last top-level answer's generation ended: stop, length, loop
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))
     _stats_at_start: ReaderStats | None = None
 
     def begin_question(self) -> None:
         """Reset the per-question counts (a context may serve many questions)."""
         self.retrievals = self.sub_questions = 0
+        self.answer_finish = ""
         self._stats_at_start = self.reader.stats.snapshot()
 
     def reader_usage(self) -> dict:

@@ -84,7 +84,7 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
                  passages_read=[p.id for p in result.citations], grounding=cited.grounding,
-                 closest=cited.closest)
+                 closest=cited.closest, finish=ctx.answer_finish)
 
 
 def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool):

@@ -48,13 +48,16 @@ def prepare(settings: Settings, strategy: Strategy | str, context_factory: Conte
 
 
 def ask(question: str, strategy: Strategy | str, settings: Settings, should_stop: StopCheck | None = None,
-        context_factory: ContextFactory | None = None) -> Iterator[Event]:
+        context_factory: ContextFactory | None = None, answer_options=None) -> Iterator[Event]:
     """The question's events, the Answer last; models load on the first next(). A reader call
-    stops part-way (models.errors.Interrupted) once should_stop() is true."""
+    stops part-way (models.errors.Interrupted) once should_stop() is true. answer_options (an
+    assistant.answering.answer_options.AnswerOptions): the caller's length, stop, sampling and instructions
+    for the answer."""
     from .runner import run_question
 
     strategy = make_strategy(strategy) if isinstance(strategy, str) else strategy
     ctx = prepare(settings, strategy, context_factory)
+    ctx.answer_options = answer_options
     with ctx.reader.interruptible(should_stop):
         yield from run_question(question, strategy, ctx)
 

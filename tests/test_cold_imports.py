@@ -57,7 +57,7 @@ def served(tmp_path_factory):
 
 @pytest.mark.parametrize("args", [
     ("--help",), ("ask", "--help"), ("chat", "--help"), ("index", "--help"), ("serve", "--help"),
-    ("chat", "--list"), ("models", "list"),
+    ("chat", "--list"), ("models", "list"), ("search", "--help"), ("mcp", "--help"),
 ])
 def test_commands_without_models_import_no_heavy_library(tmp_path, args):
     done, heavy = imported_by(tmp_path, tmp_path / "data", *args)

@@ -2,7 +2,8 @@
 and never in a circle: checked over the whole tree, and shown to catch each fault on a small fake tree."""
 from pathlib import Path
 
-from helpers.import_layers import core_upward_imports, import_circles, import_graph, service_bypasses, upward_imports
+from helpers.import_layers import (core_upward_imports, foreign_library_imports, import_circles, import_graph,
+                                   service_bypasses, upward_imports)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,6 +18,22 @@ def test_no_two_modules_of_the_tree_import_each_other():
 
 def test_front_ends_reach_the_index_and_models_only_through_the_service():
     assert service_bypasses(import_graph(ROOT)) == []
+
+
+def test_each_front_end_library_is_known_by_its_front_end_alone():
+    assert foreign_library_imports(ROOT) == []
+
+
+def test_a_front_end_library_imported_elsewhere_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "assistant/server/__init__.py": "", "assistant/server/app.py": "import fastapi\nfrom uvicorn import run\n",
+        "assistant/mcp_server/__init__.py": "", "assistant/mcp_server/server.py": "from mcp.server import X\n",
+        "assistant/service.py": "def serve():\n    from fastapi import FastAPI\n",
+        "assistant/mcp_server/web.py": "import starlette.routing\n",
+        "tui/app.py": "import typer\n",
+    })
+    assert foreign_library_imports(root) == ["assistant.mcp_server.web -> starlette", "assistant.service -> fastapi",
+                                             "tui.app -> typer"]
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Generator, Sequence
 
+from .answer_options import with_instructions
 from ..context import Result, RunContext
 from ..events.core import Draft, Event, Note, Passage, Token
 from .prompt_fit import PromptBuilder, fit_passages
@@ -37,20 +38,35 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
     `messages` may be a function of the passages (`citations`): the passages are then trimmed
     to fit the reader's context, and only those the reader saw are cited."""
     ctx.check_budget()
+    wished = ctx.answer_options if depth == 0 else None  # the caller's wishes: the answer they read
+    max_tokens, kwargs = ctx.settings.max_answer_tokens, {}
+    if wished is not None:
+        max_tokens, kwargs = wished.tokens(max_tokens), wished.reader_kwargs
+        messages = _instructed(messages, wished.instructions)
     if callable(messages):
-        fit = fit_passages(ctx.reader, messages, citations, ctx.settings.max_answer_tokens)
+        fit = fit_passages(ctx.reader, messages, citations, max_tokens)
         if fit.note:
             yield Note(step=ctx.step(), parent=parent, depth=depth, message=fit.note)
         messages, citations = fit.messages, fit.passages
     step = ctx.step()
     generation = None
-    for piece in ctx.reader.stream(messages, max_tokens=ctx.settings.max_answer_tokens):
+    for piece in ctx.reader.stream(messages, max_tokens=max_tokens, **kwargs):
         if isinstance(piece, str):
             if stream and piece:
                 yield Token(step=step, parent=parent, depth=depth, text=piece)
         else:
             generation = piece
+    if depth == 0:
+        ctx.answer_finish = generation.finish
     text = clean_answer(generation.text)
     yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
                 citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
     return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)
+
+
+def _instructed(messages, instructions: str):
+    if not instructions:
+        return messages
+    if callable(messages):
+        return lambda passages: with_instructions(messages(passages), instructions)
+    return with_instructions(messages, instructions)

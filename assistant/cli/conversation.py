@@ -29,7 +29,7 @@ def question_events(question: str, strategy, spec: str, settings: Settings, thre
 
         url = server or running_server(settings)
         if url:
-            return remote_ask(url, question, spec, thread)
+            return remote_ask(url, question, spec, thread, settings.collection)
     from ..conversation import chat as chat_service
 
     return chat_service.ask(question, strategy, settings, thread=thread, should_stop=should_stop,

@@ -26,10 +26,12 @@ def thread_list(settings: Settings) -> list[ThreadSummary]:
 
 
 def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str | Thread | None = None,
-        history: Sequence[Turn] = (), should_stop=None, context_factory=None) -> Iterator[Event]:
+        history: Sequence[Turn] = (), should_stop=None, context_factory=None,
+        answer_options=None) -> Iterator[Event]:
     """The question's events (a QuestionRewritten first when it was a follow-up), the Answer
     last. `thread`: a saved thread's name (created on first use, the turn saved after the answer)
-    or a Thread kept by the caller; `history`: earlier turns given by the caller instead."""
+    or a Thread kept by the caller; `history`: earlier turns given by the caller instead. The
+    Answer's counts include the rewrite's reader call and tokens (what the turn cost)."""
     strategy = make_strategy(strategy) if isinstance(strategy, str) else strategy
     store = threads(settings) if isinstance(thread, str) else None
     if store is not None:
@@ -41,16 +43,28 @@ def ask(question: str, strategy: Strategy | str, settings: Settings, thread: str
     turns = list(thread.recent()) if thread is not None else list(history)
     ctx = service.prepare(settings, strategy, context_factory)
     standalone = question
+    rewrite_usage: dict = {}
     if turns:
+        before = ctx.reader.stats.snapshot()
         with ctx.reader.interruptible(should_stop):
             standalone = rewrite(ctx.reader, turns, question)
+        rewrite_usage = ctx.reader.stats.since(before)
         yield QuestionRewritten(summary=f"Asked as: “{standalone}”" if standalone != question
                                 else "The question stands alone; asked as it is",
                                 question=question, standalone=standalone)
-    for event in service.ask(standalone, strategy, settings, should_stop, context_factory=lambda *_: ctx):
+    for event in service.ask(standalone, strategy, settings, should_stop, context_factory=lambda *_: ctx,
+                             answer_options=answer_options):
+        if isinstance(event, Answer) and rewrite_usage:
+            event.counts = _with_rewrite(event.counts, rewrite_usage)
         if isinstance(event, Answer) and thread is not None:
             turn = Turn.from_answer(question, standalone, event, strategy.name)
             thread.turns.append(turn)
             if store is not None:
                 store.append(thread.name, turn)  # one line added under the thread's lock: no turn lost
         yield event
+
+
+def _with_rewrite(counts: dict, usage: dict) -> dict:
+    added = {"reader_calls": usage.get("calls", 0), **{k: usage.get(k, 0) for k in
+                                                       ("prompt_tokens", "evaluated_tokens", "completion_tokens")}}
+    return {**counts, **{k: counts.get(k, 0) + v for k, v in added.items() if k in counts}}

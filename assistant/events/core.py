@@ -190,6 +190,7 @@ class Answer(Event):
     passages_read: list[str] = field(default_factory=list)  # ids of all passages the reader was given
     grounding: str = ""  # the grounding check's verdict (assistant/grounding/verdict.py); "" when not checked
     closest: list[Passage] = field(default_factory=list)  # shown when nothing supports the answer
+    finish: str = ""  # why the answer's generation ended (stop, length, loop); "" when none ran
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -1,5 +1,5 @@
 """A running server, found from its file, asked for a question's events: how `assistant ask`
-and `chat` skip the model loads."""
+and `chat` skip the model loads (and `assistant search` the index's imports)."""
 from __future__ import annotations
 
 import http.client
@@ -45,9 +45,12 @@ def running_server(settings: Settings) -> str | None:
         return None
 
 
-def ask(url: str, question: str, spec: str, thread: str | None = None) -> Iterator[Event]:
-    """The question's events from the server at url, the Answer last."""
-    body = json.dumps({"question": question, "model": spec, "thread": thread}).encode("utf-8")
+def ask(url: str, question: str, spec: str, thread: str | None = None,
+        collection: str | None = None) -> Iterator[Event]:
+    """The question's events from the server at url, the Answer last (searching only
+    `collection` when given)."""
+    body = json.dumps({"question": question, "model": spec, "thread": thread,
+                       "collection": collection}).encode("utf-8")
     try:
         connection = _connection(url, timeout=CONNECT_SECONDS)
         try:
@@ -68,3 +71,22 @@ def ask(url: str, question: str, spec: str, thread: str | None = None) -> Iterat
             connection.close()
     except (OSError, http.client.HTTPException, ValueError) as exc:
         raise AssistantError(f"the server at {url} stopped answering ({exc}); ask again with --local") from None
+
+
+def search(url: str, query: str, k: int, collection: str | None = None) -> list[dict]:
+    """The server's /v1/search rows (assistant/search_service.Hit as a dict): the same search
+    without importing LanceDB in this process."""
+    body = json.dumps({"query": query, "k": k, "collection": collection}).encode("utf-8")
+    try:
+        connection = _connection(url, timeout=CONNECT_SECONDS)
+        try:
+            connection.request("POST", "/v1/search", body=body, headers={"Content-Type": "application/json"})
+            reply = connection.getresponse()
+            data = json.loads(reply.read())
+        finally:
+            connection.close()
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        raise AssistantError(f"the server at {url} stopped answering ({exc}); search again with --local") from None
+    if reply.status >= 400:
+        raise AssistantError(data.get("error", {}).get("message", f"the server said {reply.status}"))
+    return data["data"]

@@ -7,31 +7,21 @@ import time
 import uuid
 
 from assistant.events.core import Answer, Passage, Token
-from models.errors import BadRequest
+from assistant.services.search import source_label
 from assistant.conversation.threads import Turn
+
+from .api_errors import ApiError
 
 SOURCES_HEADING = "\n\nSources:"
 
 
-def error_body(message: str, code: str, kind: str = "invalid_request_error") -> dict:
-    return {"error": {"message": message, "type": kind, "code": code, "param": None}}
-
-
-def text_of(content) -> str:
-    """A message's text: a string, or OpenAI's list of parts (only the text parts count)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
-
-
-def question_and_history(messages: list) -> tuple[str, list[Turn]]:
-    """The last user message, and the user/assistant pairs before it as turns (system messages
-    are ignored: the strategy writes its own prompts)."""
-    said = [(m.role, text_of(m.content).strip()) for m in messages if m.role in ("user", "assistant")]
+def question_and_history(said: list[tuple[str, str]]) -> tuple[str, list[Turn], str]:
+    """From (role, text) messages: the last user message, the user/assistant pairs before it as
+    turns, and the system (and developer) messages as instructions for the answer."""
+    instructions = "\n".join(text.strip() for role, text in said if role in ("system", "developer") and text.strip())
+    said = [(role, text.strip()) for role, text in said if role in ("user", "assistant")]
     if not said or said[-1][0] != "user" or not said[-1][1]:
-        raise BadRequest(400, "the last message must be a user message with the question in it")
+        raise ApiError(400, "the last message must be a user message with the question in it", param="messages")
     history, asked = [], None
     for role, text in said[:-1]:
         if role == "user":
@@ -39,14 +29,30 @@ def question_and_history(messages: list) -> tuple[str, list[Turn]]:
         elif asked is not None:
             history.append(Turn(question=asked, answer=text.split(SOURCES_HEADING)[0]))
             asked = None
-    return said[-1][1], history
+    return said[-1][1], history, instructions
 
 
-def citation_rows(citations: list[Passage]) -> list[dict]:
-    """The structured citations: [n] in the text is row n."""
+def citation_rows(citations: list[Passage], local: bool = True) -> list[dict]:
+    """The structured citations: [n] in the text is row n. `local` False (a client on another
+    machine): the source is its folder's own name, not this machine's absolute path."""
     return [{"n": n, "label": p.citation_label(), "title": p.title, "path": p.path, "page": p.page,
-             "section": p.section, "source": p.source, "passage_id": p.id, "text": p.text}
+             "section": p.section, "source": p.source if local else source_label(p.source),
+             "passage_id": p.id, "text": p.text}
             for n, p in enumerate(citations, 1)]
+
+
+def usage(answer: Answer) -> dict:
+    """The reader's tokens over every call of the question (its rewrite, judges and checks too):
+    what the question cost. cached_tokens: prompt tokens the prefix cache spared."""
+    counts = answer.counts
+    prompt, completion = int(counts.get("prompt_tokens", 0) or 0), int(counts.get("completion_tokens", 0) or 0)
+    cached = max(0, prompt - int(counts.get("evaluated_tokens", prompt) or 0))
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached}}
+
+
+def finish_reason(answer: Answer) -> str:
+    return "length" if answer.finish == "length" else "stop"
 
 
 def sources_block(answer: Answer) -> str:
@@ -59,13 +65,12 @@ def answer_content(answer: Answer) -> str:
     return (answer.marked_text or answer.text or "(no answer)") + sources_block(answer)
 
 
-def completion(model: str, answer: Answer, standalone: str) -> dict:
-    tokens = int(answer.counts.get("tokens", 0) or 0)
+def completion(model: str, answer: Answer, standalone: str, local: bool = True) -> dict:
     return {"id": new_id(), "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer_content(answer)},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": tokens, "total_tokens": tokens},
-            "citations": citation_rows(answer.citations), "standalone_question": standalone}
+                         "finish_reason": finish_reason(answer), "logprobs": None}],
+            "usage": usage(answer), "citations": citation_rows(answer.citations, local),
+            "grounding": answer.grounding, "standalone_question": standalone}
 
 
 def new_id() -> str:
@@ -80,15 +85,22 @@ class ChunkStream:
     """A streamed completion: the top-level answer's tokens as they are generated, then what
     the final answer adds (its [n] markers, or the revision a check made) and its sources."""
 
-    def __init__(self, model: str):
+    def __init__(self, model: str, include_usage: bool = False, local: bool = True):
         self.id, self.model, self.created = new_id(), model, int(time.time())
+        self.include_usage, self.local = include_usage, local
         self.step: int | None = None  # the answer generation being streamed (the first at depth 0)
         self.streamed = ""
 
     def chunk(self, delta: dict, finish: str | None = None, **extra) -> str:
+        usage_field = {"usage": None} if self.include_usage else {}
         return sse({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
                     "model": self.model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                    **extra})
+                    **usage_field, **extra})
+
+    def usage_chunk(self, answer: Answer) -> str:
+        """stream_options.include_usage: the last chunk before [DONE], no choices, the usage."""
+        return sse({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                    "model": self.model, "choices": [], "usage": usage(answer)})
 
     def start(self) -> str:
         return self.chunk({"role": "assistant", "content": ""})
@@ -115,5 +127,6 @@ class ChunkStream:
             rest = f"\n\nRevised answer: {final}"
         out = self.chunk({"content": rest}) if rest else ""
         out += self.chunk({"content": sources_block(answer)}) if answer.citations else ""
-        return out + self.chunk({}, "stop", citations=citation_rows(answer.citations),
-                                standalone_question=standalone) + sse("[DONE]")
+        out += self.chunk({}, finish_reason(answer), citations=citation_rows(answer.citations, self.local),
+                          grounding=answer.grounding, standalone_question=standalone)
+        return out + (self.usage_chunk(answer) if self.include_usage else "") + sse("[DONE]")

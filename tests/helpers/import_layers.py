@@ -2,7 +2,8 @@
 rules it must keep: imports point down the layers, and no modules import each other in a circle.
 
 Layers, top to bottom: tests (tests/) -> lab (lab/, benchmarks/: tooling that measures the
-product, never imported by it) -> ui (assistant/cli/, assistant/server/, `python -m assistant`, tui/) -> core (the
+product, never imported by it) -> ui (assistant/cli/, assistant/server/, assistant/mcp_server/, `python -m assistant`,
+tui/) -> core (the
 rest of assistant/) -> indexing (index_builder/) -> models (models/). Imports inside functions
 count too: a lazy import is still a dependency. scripts/ (install.sh) is not walked.
 """
@@ -25,8 +26,8 @@ def layer_of(module: str) -> str:
         return "tests"
     if top in ("lab", "benchmarks"):
         return "lab"
-    if module in ("assistant.cli", "assistant.server", "assistant.__main__") or module.startswith(
-            ("assistant.cli.", "assistant.server.", "tui")):
+    if module in ("assistant.cli", "assistant.server", "assistant.mcp_server", "assistant.__main__") or module.startswith(
+            ("assistant.cli.", "assistant.server.", "assistant.mcp_server.", "tui")):
         return "ui"
     return {"assistant": "core", "index_builder": "indexing", "models": "models"}[top]
 
@@ -181,3 +182,28 @@ def core_upward_imports(graph: dict[str, set[str]]) -> list[str]:
     """"a -> b" for every core module importing a core module above its own level."""
     return sorted(f"{module} -> {target}" for module, targets in graph.items() if layer_of(module) == "core"
                   for target in targets if layer_of(target) == "core" and core_level(target) > core_level(module))
+
+
+# Each front end's own library, known there alone: a second place importing it would be a second
+# front end hidden in another one (or the core tied to one of them).
+LIBRARY_OWNERS = {"typer": "assistant.cli", "textual": "tui", "fastapi": "assistant.server",
+                  "starlette": "assistant.server", "uvicorn": "assistant.server", "h11": "assistant.server",
+                  "mcp": "assistant.mcp_server"}
+PRODUCT = ("assistant", "tui", "index_builder", "models")
+
+
+def foreign_library_imports(root: Path, owners: dict[str, str] = LIBRARY_OWNERS) -> list[str]:
+    """"module -> library" for every product module importing a front end's library outside
+    that front end's package."""
+    found = set()
+    for module, path in module_files(root).items():
+        if module.split(".")[0] not in PRODUCT:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else []
+            for name in names:
+                owner = owners.get(name.split(".")[0])
+                if owner and module != owner and not module.startswith(owner + "."):
+                    found.add(f"{module} -> {name.split('.')[0]}")
+    return sorted(found)

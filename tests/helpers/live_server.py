@@ -1,4 +1,5 @@
-"""`assistant serve`'s app on 127.0.0.1 at a free port, in a thread, over fake models."""
+"""`assistant serve`'s app on 127.0.0.1 at a free port, in a thread, over fake models, with the
+same guards and connection limits as `assistant serve` (ServeOptions)."""
 from __future__ import annotations
 
 import socket
@@ -16,16 +17,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(context_factory, data_dir, api_key: str | None = None):
-    """The base URL of a running server; stopped when the block ends."""
-    import uvicorn
-
-    from assistant.server.app import create_app
+def live_server(context_factory, data_dir, api_key: str | None = None, searcher=None, **options):
+    """The base URL of a running server; stopped when the block ends. options: ServeOptions
+    fields (queue_size, cors_origins, header_seconds...)."""
+    from assistant.server.run import ServeOptions, build
 
     settings = Settings(data_dir=data_dir)
-    app = create_app(settings, api_key=api_key, context_factory=context_factory, preload=False)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    extra = {"searcher": searcher} if searcher is not None else {}
+    server = build(settings, "127.0.0.1", port, api_key, ServeOptions(**options), preload=False,
+                   context_factory=context_factory, **extra)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

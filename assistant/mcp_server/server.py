@@ -1,0 +1,97 @@
+"""The MCP server (the official `mcp` SDK's MCPServer over stdio): four tools over Documents, each
+described so that an agent knows when it helps. A failure is the tool's error, one line. Also
+served over HTTP at /mcp by `assistant serve` (http_routes)."""
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from models.config import Settings
+from models.errors import AssistantError
+
+from .documents import Documents
+
+INSTRUCTIONS = (
+    "This server holds one person's own documents (notes, PDFs, manuals...), indexed on their machine. "
+    "search_documents finds passages fast (no language model runs); ask_documents answers a question with "
+    "citations and an honesty label, using a local model (slow: seconds to minutes). list_sources and "
+    "list_collections say what is indexed. Trust an answer as the documents' only when its grounding is "
+    "'supported'."
+)
+SEARCH = (
+    "Search the person's indexed documents (vector and keyword search fused) and return the best passages, "
+    "each with its file, page or section, and its text. Fast: no language model runs. Use it to find where "
+    "something is written, to quote a document, or to gather passages you will read and reason over yourself. "
+    "Narrow it to one collection (see list_collections) when the person names one."
+)
+ASK = (
+    "Ask the local assistant a question answered from the person's documents. Returns a short answer with "
+    "[n] markers, the cited passages (file, page or section, text) and a grounding label: 'supported' (the "
+    "cited passages support the answer), 'not in your documents' (they do not: do not present the answer as "
+    "the documents'; the closest passages are given instead) or 'from memory' (the local model's own "
+    "knowledge). Slow (a local model runs: seconds to minutes). Use it when you want a checked, cited answer; "
+    "use search_documents when you want the passages themselves."
+)
+SOURCES = ("List what is indexed: each source (a folder, a file, a Wikipedia dump...) with its kind, its "
+           "documents and passages, and its collections. Use it to tell the person what can be searched.")
+COLLECTIONS = ("List the index's named collections (e.g. work, personal) with their sizes. Use a name with "
+               "search_documents or ask_documents to search within that collection only.")
+
+Query = Annotated[str, Field(description="Words or a question to search for.", min_length=1, max_length=2000)]
+Question = Annotated[str, Field(description="The question, standing alone (name what 'it' refers to).",
+                                min_length=1, max_length=4000)]
+K = Annotated[int, Field(description="How many passages (1-50).", ge=1, le=50)]
+Collection = Annotated[str | None, Field(description="Search only this collection; omit for all.")]
+Strategy = Annotated[str, Field(description="The answering strategy: default (checked, cited), rag (plain "
+                                            "retrieve-and-read, faster), direct (no documents).")]
+
+
+
+def build(settings: Settings, documents: Documents | None = None):
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    docs = documents or Documents(settings)
+    server = MCPServer(name="assistant", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def checked(fn, *args) -> dict[str, Any]:
+        try:
+            return fn(*args)
+        except AssistantError as exc:  # no index, an unknown collection, a model missing: one line
+            raise ToolError(str(exc)) from None
+
+    @server.tool(description=SEARCH)
+    def search_documents(query: Query, k: K = 5, collection: Collection = None) -> dict[str, Any]:
+        return checked(docs.search, query, k, collection)
+
+    @server.tool(description=ASK)
+    def ask_documents(question: Question, collection: Collection = None, strategy: Strategy = "default") -> dict[str, Any]:
+        return checked(docs.ask, question, collection, strategy)
+
+    @server.tool(description=SOURCES)
+    def list_sources() -> dict[str, Any]:
+        return checked(docs.sources)
+
+    @server.tool(description=COLLECTIONS)
+    def list_collections() -> dict[str, Any]:
+        return checked(docs.collections)
+
+    return server
+
+
+def run_stdio(settings: Settings) -> None:
+    """Serve MCP on stdin/stdout until the client closes them."""
+    build(settings).run("stdio")
+
+
+def http_routes(documents: Documents) -> tuple[list, object]:
+    """MCP over streamable HTTP at /mcp, for `assistant serve` to add to its own routes: (the
+    routes, the session manager whose run() must span the serving app's lifespan). The serving
+    app's guards check the Host, the Origin and the API key, as for its other routes."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build(documents.settings, documents)
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=TransportSecuritySettings(
+        enable_dns_rebinding_protection=False))
+    return list(app.routes), server.session_manager
