@@ -26,7 +26,7 @@ MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
           "concurrency", "nesting", "interrupts", "injection",
           "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection",  # issue 34: trial.py
-          "threads", "collections"]  # issue 54: cases_threads.py, cases_collections.py
+          "threads", "collections", "serve"]  # issue 54: cases_threads.py, cases_collections.py, cases_serve.py
 
 
 @dataclass
