@@ -3,11 +3,13 @@
 
 Its other jobs live in one module each, mixed into IndexStore: the tables and metadata file
 (store_tables), document and passage rows (store_rows), the sources' lifecycle (store_sources),
-upkeep - orphans, search indices, compaction (store_upkeep) - and status (store_status).
+upkeep - orphans, search indices, compaction (store_upkeep) - passages waiting for their
+vectors (store_vectors) and status (store_status).
 
-Crash safety: a document's passages are written before its documents row, and a run starts
-by deleting passages whose document has no row (left by an interrupted run), so a killed
-build resumes without duplicates or losses. A source is recorded as incomplete before its
+Crash safety: a run writes each document's passages as text (no vector yet) before its
+documents row, then gives the waiting passages their vectors (store_vectors). A run starts by
+deleting passages whose document has no row (left by an interrupted run) and ends by embedding
+every passage still waiting, so a killed build resumes both without duplicates or losses. A source is recorded as incomplete before its
 first write and complete at the end of its run, so an interrupted one is still listed and
 removable. One writer at a time (index_builder.lock); readers need no lock.
 
@@ -33,6 +35,7 @@ from .store_sources import SourceLifecycle
 from .store_status import StatusReport
 from .store_tables import (DOCUMENTS, DOCUMENTS_SCHEMA, META_FILE, PASSAGES, DocumentRecord,
                            legacy_model_id, passages_schema, read_meta)
+from .store_vectors import PendingVectors
 from .store_upkeep import (CLEANUP_AFTER_MINUTES, MAX_PARTITIONS, REBUILD_GROWTH, ROWS_PER_PARTITION,
                            VECTOR_INDEX_MIN_ROWS, IndexUpkeep, build_vector_index)
 
@@ -46,7 +49,7 @@ __all__ = ["IndexStore", "DocumentRecord", "DOCUMENTS", "DOCUMENTS_SCHEMA", "MET
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 
-class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
+class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, PendingVectors, StatusReport):
     def __init__(self, path: Path, db, meta: dict):
         self.path = path
         self.db = db

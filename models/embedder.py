@@ -84,6 +84,10 @@ class Embedder:
             self._model = self._load()
         return self._model
 
+    def load(self) -> None:
+        """Load what encodes passages now (the indexer's "loading" phase), not in the first batch."""
+        _ = self.model
+
     def _load(self):
         try:
             from sentence_transformers import SentenceTransformer
