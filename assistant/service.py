@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 # Front ends take these from here, not from index_builder: names escaped for display, the
 # suffixes of passage files, and the types of progress reports and stop checks.
 from index_builder.names import safe_name
-from index_builder.progress import Progress, ProgressCallback, StopCheck  # noqa: F401
+from index_builder.progress import PHASE_WORDS, Progress, ProgressCallback, StopCheck, clock_text  # noqa: F401
 from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401
 from models.config import Settings
 from models.errors import AssistantError
