@@ -92,19 +92,20 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, PendingVectors, Sta
         return store
 
     @classmethod
-    def open_or_create(cls, path: Path, embedding_model: str, dim: int) -> "IndexStore":
+    def open_or_create(cls, path: Path, embedding_model: str, dim: int, backend: str | None = None) -> "IndexStore":
+        """`backend` (torch, onnx, model2vec) is recorded in a new index: what it was built with."""
         path = Path(path)
         if not (path / META_FILE).is_file():
             # Under the write lock: two first runs at once must not both create the tables.
             with lock.write_lock(path):
                 if not (path / META_FILE).is_file():
-                    cls._create(path, embedding_model, dim)
+                    cls._create(path, embedding_model, dim, backend)
         store = cls.open(path)
         store.check_embedding_model(embedding_model)
         return store
 
     @classmethod
-    def _create(cls, path: Path, embedding_model: str, dim: int) -> None:
+    def _create(cls, path: Path, embedding_model: str, dim: int, backend: str | None = None) -> None:
         import lancedb
 
         with cls(path, lancedb.connect(str(path)), {}) as store, store.errors():
@@ -120,6 +121,8 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, PendingVectors, Sta
                 store.db.create_table(DOCUMENTS, schema=DOCUMENTS_SCHEMA)
             store.meta = {"embedding_model": embedding_model, "dim": dim, "created": time.time(),
                           "sources": {}}
+            if backend:
+                store.meta["embedder_backend"] = backend
             store.save_meta()
 
     def check_embedding_model(self, embedding_model: str) -> None:

@@ -60,6 +60,8 @@ class Embedder:
         self.name = model_name(self.path)
         self.onnx_cache = onnx_cache
         self._model = None
+        self._passages = None  # the onnx backend's passage encoder (models/onnx_passages.py), on load()
+        self._onnx_files = None  # (model file, tokenizer file) of the int8 export, when it has a tokenizer
         # A question is encoded in numpy (no torch import: most of a cold ask) when the folder allows
         # it; sentence-transformers loads on the first batch of passages.
         self.questions = None
@@ -69,6 +71,7 @@ class Embedder:
         elif backend == "onnx" and query_encoder.supported(self.path):
             folder, file_name = onnx_model(self.path, onnx_cache)  # exported once (that loads torch once)
             if (folder / query_encoder.TOKENIZER).is_file():
+                self._onnx_files = (folder / file_name, folder / query_encoder.TOKENIZER)
                 self.questions = query_encoder.OnnxQueryEncoder(self.path, folder / file_name,
                                                                 folder / query_encoder.TOKENIZER)
                 self.dim = self.questions.dim
@@ -85,7 +88,15 @@ class Embedder:
         return self._model
 
     def load(self) -> None:
-        """Load what encodes passages now (the indexer's "loading" phase), not in the first batch."""
+        """Load what encodes passages now (the indexer's "loading" phase), not in the first batch:
+        for the onnx backend onnxruntime alone (no torch import), else sentence-transformers."""
+        if self._onnx_files is not None and passage_device(self.device_setting, self.backend) == "cpu":
+            if self._passages is None:
+                from models.onnx_passages import OnnxPassageEncoder
+
+                self._passages = OnnxPassageEncoder(self.path, *self._onnx_files, threads=cores())
+                self.device = "cpu"
+            return
         _ = self.model
 
     def _load(self):
@@ -124,6 +135,10 @@ class Embedder:
         if self.questions is not None and self._model is None and len(texts) == 1 \
                 and len(texts[0]) <= QUESTION_CHARS:
             return self.questions.encode(texts)
+        if self._onnx_files is not None and self._model is None:
+            self.load()
+            if self._passages is not None:
+                return self._passages.encode(texts)
         vectors = self.model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,

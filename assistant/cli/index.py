@@ -21,7 +21,8 @@ index_app = typer.Typer(help="Build and inspect the document index.", no_args_is
 
 IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
-                             help="onnx (default: int8 MiniLM), torch (3x slower on a CPU) or model2vec "
+                             help="auto (default: onnx, the int8 MiniLM, on a CPU; torch on a GPU; model2vec for "
+                             "an index of model2vec vectors), onnx, torch (several times slower on a CPU) or model2vec "
                              "(a static table: many times faster, lower retrieval quality; its own index).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
                              "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see README).")
@@ -79,6 +80,8 @@ def add(
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
+        if writer.backend_note():
+            typer.echo(writer.backend_note())
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
@@ -128,6 +131,8 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
+        if writer.backend_note():
+            typer.echo(writer.backend_note())
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
