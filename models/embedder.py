@@ -205,14 +205,15 @@ def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
     found = _quantized_file(path)
     if found:
         return path, found
-    if cache is None:
-        from models.config import default_data_dir
+    from models.config import default_data_dir
 
-        cache = default_data_dir() / "models"
-    folder = Path(cache) / f"{path.name}-onnx-int8"
-    found = _quantized_file(folder)
-    if found:
-        return folder, found
+    shared = default_data_dir() / "models"
+    cache = Path(cache) if cache is not None else shared
+    for where in dict.fromkeys([cache, shared]):  # an export made under the default data dir serves any
+        found = _quantized_file(where / f"{path.name}-onnx-int8")
+        if found:
+            return where / f"{path.name}-onnx-int8", found
+    folder = cache / f"{path.name}-onnx-int8"
     _export_int8(path, folder)
     return folder, _quantized_file(folder)
 
