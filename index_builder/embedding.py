@@ -14,7 +14,11 @@ from models.errors import Cancelled
 
 from .progress import EMBEDDING, LOADING, Progress, ProgressCallback, StopCheck
 
-EMBED_BATCH_PASSAGES = 256  # vectors written per commit (a static embedder gives its own size)
+EMBED_BATCH_PASSAGES = 256  # vectors written per commit at least (a static embedder gives its own size)
+# ... and a commit waits until this many seconds passed since the last one (or 8 batches are
+# pending): each is a Lance merge whose cost grows with the table, ~0.4-1.7 s on 75,000 rows.
+COMMIT_SECONDS = 15.0
+COMMIT_MAX_BATCHES = 8
 EMBED_SLICE = 16  # passages embedded between two looks at should_stop (~0.2 s on one slow core)
 # A static embedder (model2vec) embeds thousands of passages a second: with 256 a batch the
 # Lance commits would take much of the time. Its own sizes, when it has them.
@@ -66,10 +70,16 @@ def embed_waiting(store, embedder, progress: Progress, on_progress: ProgressCall
     commit = getattr(embedder, "batch_passages", None) or EMBED_BATCH_PASSAGES
     step = getattr(embedder, "slice_passages", None) or EMBED_SLICE
     pending: list[dict] = []
+    last_commit = [time.monotonic()]
 
     def write() -> None:
         store.fill_vectors(pending)
         pending.clear()
+        last_commit[0] = time.monotonic()
+
+    def due() -> bool:
+        return len(pending) >= commit and (time.monotonic() - last_commit[0] >= COMMIT_SECONDS
+                                           or len(pending) >= COMMIT_MAX_BATCHES * commit)
 
     try:
         for rows in store.waiting_rows(max(commit, step)):
@@ -82,7 +92,7 @@ def embed_waiting(store, embedder, progress: Progress, on_progress: ProgressCall
                 pending.extend(part)
                 progress.passages_embedded += len(part)
                 progress.current = part[-1].get("path") or ""
-                if len(pending) >= commit:
+                if due():
                     write()
                 progress.report(on_progress)
         write()

@@ -23,7 +23,10 @@ from .store_tables import PASSAGES
 
 WAITING = "vector IS NULL"
 PENDING = "vectors_pending"
-FTS_REFRESH_ROWS = 10_000  # rows written (or rewritten with their vector) between two full-text index updates
+# Rows written (or rewritten with their vector) between two full-text index updates. Rows outside
+# the index are still found, by a scan that costs each search ~0.1 ms a row on 2 loaded cores
+# (5,000: ~0.5 s); an update costs ~0.3 ms a new row (lab/notes/issue-53.md).
+FTS_REFRESH_ROWS = 5_000
 KEY = ["doc_id", "id"]  # a passage's identity: ids of passage files are unique per file only
 
 

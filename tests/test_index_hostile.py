@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from index_builder import folder as folder_module
+from index_builder import embedding, folder as folder_module
 from index_builder.chunking import MAX_HEADING_CHARS, MAX_PASSAGE_WEIGHT, text_weight
 from index_builder.folder import index_folder
 from index_builder.passages import SeenIds, index_passages
@@ -168,7 +168,8 @@ def big_text(paragraphs: int, tag: str) -> str:
     return "\n\n".join(f"{tag} paragraph {i} " + "word " * 95 for i in range(paragraphs))
 
 
-def test_a_large_document_is_written_as_text_whole_then_embedded_in_bounded_batches(tmp_path, store):
+def test_a_large_document_is_written_as_text_whole_then_embedded_in_bounded_batches(tmp_path, store, monkeypatch):
+    monkeypatch.setattr(embedding, "COMMIT_SECONDS", 0.0)  # a commit as soon as a batch is full
     folder = tmp_path / "docs"
     write(folder, "big.txt", big_text(2000, "v1"))  # ~1.2 MB, 2,000 passages
     write(folder, "small.txt", "A small file.")
