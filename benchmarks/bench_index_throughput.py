@@ -35,6 +35,7 @@ from bench_support import ROOT, NullEmbedder, machine_line, paragraph
 
 from index_builder.folder import index_folder
 from index_builder.store import IndexStore
+from index_builder.store_vectors import FTS_REFRESH_ROWS
 from models.config import EMBEDDER_BACKENDS, load_settings
 from models.embedder_choice import CPU_DEFAULT
 from models.registry import embedder_path, load_embedder
@@ -128,10 +129,10 @@ def text_phase(label: str, folder: Path, work: Path) -> tuple[list[str], int, fl
              f"  first passage searchable   {timeline.first_text:8.2f} s",
              f"  all {passages} passages searchable by full text {text_s:8.1f} s = {rate:6.0f} passages/s "
              f"(target >= {TARGET_TEXT_RATE}/s: {'met' if rate >= TARGET_TEXT_RATE else 'NOT met'})",
-             f"    of which full-text index refreshes {timeline.text_refresh:6.1f} s (every 10,000 rows written, "
+             f"    of which full-text index refreshes {timeline.text_refresh:6.1f} s (every {FTS_REFRESH_ROWS:,} rows written, "
              "and once at the end of the text)",
              f"  writing {passages} vectors (Lance merge, no model) {vectors:6.1f} s, of which full-text index "
-             f"refreshes {fts - timeline.text_refresh:5.1f} s (every 10,000 rows rewritten); finishing (removals, "
+             f"refreshes {fts - timeline.text_refresh:5.1f} s (every {FTS_REFRESH_ROWS:,} rows rewritten); finishing (removals, "
              f"indexes, compaction) {progress.seconds_in('finishing'):5.1f} s; whole run {total:6.1f} s"]
     return lines, passages, text_s
 
