@@ -33,13 +33,16 @@ def model_name(path: Path) -> str:
 class Embedder:
     """Normalised embeddings (cosine = dot product), batched.
 
-    backend "torch" (the default) runs the model as it is, and a single question in numpy (no torch
-    import: see models/query_encoder.py); "onnx" uses an int8-quantised ONNX export run by
-    onnxruntime on every core (1.6-3x faster indexing on a CPU, the same pool recall: EVALUATION.md
-    "Indexing speed"), a single question through onnxruntime alone (no torch either; not the default
-    until its answers on the report sets are checked). The model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported
-    once, on first use, into `onnx_cache` (default <data dir>/models), because the bundled model
-    folder lives inside the installation and should stay as installed.
+    backend "torch" runs the model as it is (the default on a GPU), and a single question in numpy
+    (no torch import: see models/query_encoder.py); "onnx" (the default on a CPU: models/
+    embedder_choice.py) uses an int8-quantised ONNX export run by onnxruntime on every core
+    (several times torch's speed on a CPU, the same pool recall: EVALUATION.md "Indexing speed"),
+    passages and questions through onnxruntime alone (models/onnx_passages.py, no torch import;
+    sentence-transformers' ONNX backend only for a GPU or an export without a tokenizer). The
+    model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported once,
+    on first use, into `onnx_cache` (default <data dir>/models; one under the default data dir
+    serves any), because the bundled model folder lives inside the installation and should stay
+    as installed.
 
     device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """
