@@ -24,7 +24,7 @@ PHASE_WORDS = {READING: "reading files", LOADING: "loading the embedder", EMBEDD
 
 def clock_text(seconds: float) -> str:
     """65 -> "1:05", 3725 -> "1:02:05"."""
-    seconds = max(0, int(seconds))
+    seconds = max(0, int(round(seconds)))
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

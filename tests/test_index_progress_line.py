@@ -50,6 +50,8 @@ def test_phases_rates_a_moving_clock_and_the_last_line():
 
     clock.now += 40
     progress.passages_embedded = 700
+    line.feed(progress)
+    assert line.text() == "700/700 passages · 7 passages/s · 2:55"  # done: no time left shown
     progress.begin(FINISHING)
     clock.now += 2
     assert progress.summary("files") == ("20 files, 700 passages (700 embedded) in 2:57: reading 0:24, "

@@ -76,7 +76,8 @@ class LiveIndexLine:
         now = self.clock() if now is None else now
         fields = self.fields
         parts = [fields["done"], fields["rate"], clock_text(now - self.progress.started)]
-        if fields["eta"] is not None:  # counts down from the last report until the next one
+        finished = fields["total"] and fields["completed"] >= fields["total"]
+        if fields["eta"] is not None and not finished:  # counts down from the last report until the next one
             parts.append(time_left(max(0.0, fields["eta"] - (now - self.reported_at))))
         return " · ".join(p for p in parts if p)
 
@@ -99,7 +100,7 @@ def progress_bar(unit: str = "files"):
         def render(self, task):
             return Text(line.text())
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), LiveColumn(), transient=False,
+    bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=20), LiveColumn(), transient=False,
                    refresh_per_second=4)
     task = bar.add_task(f"indexing {unit}", total=None)
 
