@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 # Front ends take these from here, not from index_builder: names escaped for display, the
 # suffixes of passage files, and the types of progress reports and stop checks.
 from index_builder.names import safe_name
-from index_builder.progress import Progress, ProgressCallback, StopCheck  # noqa: F401
+from index_builder.progress import PHASE_WORDS, Progress, ProgressCallback, StopCheck, clock_text  # noqa: F401
 from index_builder.sources import PASSAGE_SUFFIXES as PASSAGE_FILE_SUFFIXES  # noqa: F401
 from models.config import Settings
 from models.errors import AssistantError
@@ -90,6 +90,12 @@ class IndexWriter:
         return INDEXERS[kind](self.store, self.embedder, Path(path).expanduser(), on_progress=on_progress,
                               should_stop=should_stop, **options)
 
+    def backend_note(self) -> str:
+        """One line when the index was built with the other transformer backend, else ""."""
+        from models.embedder_choice import backend_note
+
+        return backend_note(self.store.meta.get("embedder_backend"), getattr(self.embedder, "backend", ""))
+
     def add_on_cluster(self, plan: list, address: str, on_progress: ProgressCallback | None = None,
                        should_stop: StopCheck | None = None):
         """Build the planned shards (`plan_cluster`) on a Ray cluster; this process commits them."""
@@ -130,7 +136,8 @@ def writing(settings: Settings, embedder_factory: EmbedderFactory | None = None,
         embedder = (embedder_factory or _registry_embedder)(settings)
         if on_loaded is not None:
             on_loaded()
-        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim) as store:
+        with IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim,
+                                       getattr(embedder, "backend", None)) as store:
             yield IndexWriter(settings, store, embedder)
 
 

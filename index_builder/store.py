@@ -3,11 +3,13 @@
 
 Its other jobs live in one module each, mixed into IndexStore: the tables and metadata file
 (store_tables), document and passage rows (store_rows), the sources' lifecycle (store_sources),
-upkeep - orphans, search indices, compaction (store_upkeep) - and status (store_status).
+upkeep - orphans, search indices, compaction (store_upkeep) - passages waiting for their
+vectors (store_vectors) and status (store_status).
 
-Crash safety: a document's passages are written before its documents row, and a run starts
-by deleting passages whose document has no row (left by an interrupted run), so a killed
-build resumes without duplicates or losses. A source is recorded as incomplete before its
+Crash safety: a run writes each document's passages as text (no vector yet) before its
+documents row, then gives the waiting passages their vectors (store_vectors). A run starts by
+deleting passages whose document has no row (left by an interrupted run) and ends by embedding
+every passage still waiting, so a killed build resumes both without duplicates or losses. A source is recorded as incomplete before its
 first write and complete at the end of its run, so an interrupted one is still listed and
 removable. One writer at a time (index_builder.lock); readers need no lock.
 
@@ -33,6 +35,7 @@ from .store_sources import SourceLifecycle
 from .store_status import StatusReport
 from .store_tables import (DOCUMENTS, DOCUMENTS_SCHEMA, META_FILE, PASSAGES, DocumentRecord,
                            legacy_model_id, passages_schema, read_meta)
+from .store_vectors import PendingVectors
 from .store_upkeep import (CLEANUP_AFTER_MINUTES, MAX_PARTITIONS, REBUILD_GROWTH, ROWS_PER_PARTITION,
                            VECTOR_INDEX_MIN_ROWS, IndexUpkeep, build_vector_index)
 
@@ -46,7 +49,7 @@ __all__ = ["IndexStore", "DocumentRecord", "DOCUMENTS", "DOCUMENTS_SCHEMA", "MET
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 
-class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
+class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, PendingVectors, StatusReport):
     def __init__(self, path: Path, db, meta: dict):
         self.path = path
         self.db = db
@@ -89,19 +92,20 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
         return store
 
     @classmethod
-    def open_or_create(cls, path: Path, embedding_model: str, dim: int) -> "IndexStore":
+    def open_or_create(cls, path: Path, embedding_model: str, dim: int, backend: str | None = None) -> "IndexStore":
+        """`backend` (torch, onnx, model2vec) is recorded in a new index: what it was built with."""
         path = Path(path)
         if not (path / META_FILE).is_file():
             # Under the write lock: two first runs at once must not both create the tables.
             with lock.write_lock(path):
                 if not (path / META_FILE).is_file():
-                    cls._create(path, embedding_model, dim)
+                    cls._create(path, embedding_model, dim, backend)
         store = cls.open(path)
         store.check_embedding_model(embedding_model)
         return store
 
     @classmethod
-    def _create(cls, path: Path, embedding_model: str, dim: int) -> None:
+    def _create(cls, path: Path, embedding_model: str, dim: int, backend: str | None = None) -> None:
         import lancedb
 
         with cls(path, lancedb.connect(str(path)), {}) as store, store.errors():
@@ -117,6 +121,8 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, StatusReport):
                 store.db.create_table(DOCUMENTS, schema=DOCUMENTS_SCHEMA)
             store.meta = {"embedding_model": embedding_model, "dim": dim, "created": time.time(),
                           "sources": {}}
+            if backend:
+                store.meta["embedder_backend"] = backend
             store.save_meta()
 
     def check_embedding_model(self, embedding_model: str) -> None:

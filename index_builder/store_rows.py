@@ -1,8 +1,8 @@
 """Writing and reading the rows of documents and their passages (a mixin of IndexStore).
 
-A document's passages are written before its documents row (the commit point of a batch), and
-removing one deletes its row first, so a crash in between leaves only orphan passages, which
-the next run deletes (store_upkeep)."""
+A document's passages (as text, their vectors come later: store_vectors) are written before its
+documents row (the commit point of a batch), and removing one deletes its row first, so a crash
+in between leaves only orphan passages, which the next run deletes (store_upkeep)."""
 from __future__ import annotations
 
 import time

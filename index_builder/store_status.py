@@ -41,6 +41,7 @@ class IndexStatus:
     sources: tuple[SourceStatus, ...]  # sorted by name
     vector_index: bool  # a vector index is built (IVF-HNSW-SQ, or IVF-PQ on older indices; else exact search)
     problems: tuple[str, ...] = ()  # what index/health.py finds missing or unreadable; () when healthy
+    waiting: int = 0  # passages searchable by full text only: their vectors are not written yet
 
     def source(self, name: str) -> SourceStatus | None:
         return next((source for source in self.sources if source.name == name), None)
@@ -50,7 +51,8 @@ class IndexStatus:
         return {"path": self.path, "embedding_model": self.embedding_model, "documents": self.documents,
                 "passages": self.passages, "disk_bytes": self.disk_bytes, "updated": self.updated,
                 "sources": {source.name: source.as_dict() for source in self.sources},
-                "vector_index": self.vector_index, "problems": list(self.problems)}
+                "vector_index": self.vector_index, "problems": list(self.problems),
+                "waiting_for_vectors": self.waiting}
 
 
 def folder_size(path: Path) -> int:
@@ -71,7 +73,8 @@ class StatusReport:
     def status(self) -> IndexStatus:
         """What `assistant index status` shows. A source whose run has not ended (still
         running, or interrupted) is `incomplete`; passages of an unfinished document (left by a
-        kill) are not counted, and `problems` lists what index/health.py finds missing."""
+        kill) are not counted, `problems` lists what index/health.py finds missing, and `waiting` the
+        passages whose vectors a run has not written yet (found by full text only until then)."""
         from .health import problems, searchable_filter
 
         documents, passages = self.documents, self.passages
@@ -88,4 +91,4 @@ class StatusReport:
         disk = folder_size(self.path)
         return IndexStatus(str(self.path), self.meta.get("embedding_model"), documents.count_rows(),
                            passages.count_rows(searchable), disk, self.meta.get("updated"), tuple(sources),
-                           self.has_vector_index(), tuple(problems(self)))
+                           self.has_vector_index(), tuple(problems(self)), waiting=self.waiting_count(searchable))

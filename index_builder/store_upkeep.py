@@ -92,3 +92,19 @@ def build_vector_index(table, rows: int) -> None:
     partitions = min(MAX_PARTITIONS, max(1, -(-rows // ROWS_PER_PARTITION)))  # ceil: none over the size
     table.create_index("vector", replace=True, config=IvfHnswSq(
         distance_type="cosine", num_partitions=partitions, m=HNSW_LINKS, ef_construction=HNSW_BUILD_EF))
+
+
+def update_full_text_index(table) -> None:
+    """Fold the rows written since the full-text index was built into it (created when missing)."""
+    from lancedb.index import FTS
+
+    if not any(getattr(ix, "columns", None) == ["search_text"] for ix in table.list_indices()):
+        table.create_index("search_text", config=FTS(with_position=False), replace=True)
+        return
+    try:  # pylance (the cluster extra) folds new rows into the index alone
+        dataset = table.to_lance()
+    except ImportError:  # without it, optimize() does that and compacts the table (no cleanup)
+        table.optimize()
+        return
+    dataset.optimize.optimize_indices(index_names=[ix.name for ix in table.list_indices()
+                                                   if getattr(ix, "columns", None) == ["search_text"]])

@@ -27,12 +27,15 @@ APP_NAME = "offline-assistant"
 JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
-# How passages become vectors: the bundled MiniLM run by torch (the default), as int8 ONNX (nearly
-# the same vectors, faster on a CPU; opt-in until its answers are checked: EVALUATION.md "Indexing
-# speed and the embedder backends"), or a static model2vec table distilled from it (many times
-# faster, lower retrieval quality; its own kind of vector: another index identity).
+# How passages become vectors: the bundled MiniLM run by torch, as int8 ONNX (the same vectors within
+# a cosine of 0.99, several times faster on a CPU, the same pool recall: EVALUATION.md), or a static
+# model2vec table distilled from it (many times faster, lower retrieval quality; its own kind of
+# vector: another index identity). "auto" (the setting's default, models/embedder_choice.py): the
+# backend the index was built with, else torch where a GPU can run it, else onnx.
 EmbedderBackend = Literal["torch", "onnx", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
+EmbedderBackendSetting = Literal["auto", "torch", "onnx", "model2vec"]
+EMBEDDER_BACKEND_CHOICES: tuple[str, ...] = get_args(EmbedderBackendSetting)
 # Where the transformer embedder runs: auto = a GPU when torch sees one (CUDA, or Apple's MPS), else
 # the CPU. A question is always encoded on the CPU (numpy: one short text, no torch import).
 EmbedderDevice = Literal["auto", "cpu", "cuda", "mps"]
@@ -79,7 +82,7 @@ class Settings:
     index: Path | None = None  # LanceDB folder; default: <data_dir>/index
     reader: Path | None = None  # GGUF file; default: the bundled SmolLM2
     embedder: Path | None = None  # sentence-transformers folder; default: bundled MiniLM
-    embedder_backend: EmbedderBackend = field(default="torch", metadata=_one_of(*EMBEDDER_BACKENDS))
+    embedder_backend: EmbedderBackendSetting = field(default="auto", metadata=_one_of(*EMBEDDER_BACKEND_CHOICES))
     embedder_device: EmbedderDevice = field(default="auto", metadata=_one_of(*EMBEDDER_DEVICES))
     judge: JudgeKind = field(default="reader", metadata=_one_of(*JUDGE_KINDS))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"

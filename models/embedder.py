@@ -33,14 +33,16 @@ def model_name(path: Path) -> str:
 class Embedder:
     """Normalised embeddings (cosine = dot product), batched.
 
-    backend "torch" (the default) runs the model as it is, and a single question in numpy (no torch
-    import: see models/query_encoder.py); "onnx" uses an int8-quantised ONNX export run by
-    onnxruntime on every core (faster indexing on a CPU, the same pool recall: EVALUATION.md
-    "Indexing speed and the embedder backends"), a single question through onnxruntime alone (no
-    torch either; not the default until its answers on the report sets are checked). The model
-    folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported once, on first
-    use, into `onnx_cache` (default <data dir>/models), because the bundled model folder lives
-    inside the installation and should stay as installed.
+    backend "torch" runs the model as it is (the default on a GPU), and a single question in numpy
+    (no torch import: see models/query_encoder.py); "onnx" (the default on a CPU: models/
+    embedder_choice.py) uses an int8-quantised ONNX export run by onnxruntime on every core
+    (several times torch's speed on a CPU, the same pool recall: EVALUATION.md "Indexing speed"),
+    passages and questions through onnxruntime alone (models/onnx_passages.py, no torch import;
+    sentence-transformers' ONNX backend only for a GPU or an export without a tokenizer). The
+    model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported once,
+    on first use, into `onnx_cache` (default <data dir>/models; one under the default data dir
+    serves any), because the bundled model folder lives inside the installation and should stay
+    as installed.
 
     device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """
@@ -61,6 +63,8 @@ class Embedder:
         self.name = model_name(self.path)
         self.onnx_cache = onnx_cache
         self._model = None
+        self._passages = None  # the onnx backend's passage encoder (models/onnx_passages.py), on load()
+        self._onnx_files = None  # (model file, tokenizer file) of the int8 export, when it has a tokenizer
         # A question is encoded in numpy (no torch import: most of a cold ask) when the folder allows
         # it; sentence-transformers loads on the first batch of passages.
         self.questions = None
@@ -70,6 +74,7 @@ class Embedder:
         elif backend == "onnx" and query_encoder.supported(self.path):
             folder, file_name = onnx_model(self.path, onnx_cache)  # exported once (that loads torch once)
             if (folder / query_encoder.TOKENIZER).is_file():
+                self._onnx_files = (folder / file_name, folder / query_encoder.TOKENIZER)
                 self.questions = query_encoder.OnnxQueryEncoder(self.path, folder / file_name,
                                                                 folder / query_encoder.TOKENIZER)
                 self.dim = self.questions.dim
@@ -84,6 +89,18 @@ class Embedder:
         if self._model is None:
             self._model = self._load()
         return self._model
+
+    def load(self) -> None:
+        """Load what encodes passages now (the indexer's "loading" phase), not in the first batch:
+        for the onnx backend onnxruntime alone (no torch import), else sentence-transformers."""
+        if self._onnx_files is not None and passage_device(self.device_setting, self.backend) == "cpu":
+            if self._passages is None:
+                from models.onnx_passages import OnnxPassageEncoder
+
+                self._passages = OnnxPassageEncoder(self.path, *self._onnx_files, threads=cores())
+                self.device = "cpu"
+            return
+        _ = self.model
 
     def _load(self):
         try:
@@ -121,6 +138,10 @@ class Embedder:
         if self.questions is not None and self._model is None and len(texts) == 1 \
                 and len(texts[0]) <= QUESTION_CHARS:
             return self.questions.encode(texts)
+        if self._onnx_files is not None and self._model is None:
+            self.load()
+            if self._passages is not None:
+                return self._passages.encode(texts)
         vectors = self.model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
@@ -187,14 +208,15 @@ def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
     found = _quantized_file(path)
     if found:
         return path, found
-    if cache is None:
-        from models.config import default_data_dir
+    from models.config import default_data_dir
 
-        cache = default_data_dir() / "models"
-    folder = Path(cache) / f"{path.name}-onnx-int8"
-    found = _quantized_file(folder)
-    if found:
-        return folder, found
+    shared = default_data_dir() / "models"
+    cache = Path(cache) if cache is not None else shared
+    for where in dict.fromkeys([cache, shared]):  # an export made under the default data dir serves any
+        found = _quantized_file(where / f"{path.name}-onnx-int8")
+        if found:
+            return where / f"{path.name}-onnx-int8", found
+    folder = cache / f"{path.name}-onnx-int8"
     _export_int8(path, folder)
     return folder, _quantized_file(folder)
 

@@ -126,9 +126,12 @@ def load_embedder(path: Path, backend: str, cache: Path | None = None, device: s
 
 
 def get_embedder(settings: Settings):
+    from models.embedder_choice import resolve_backend
+
     path = embedder_path(settings)
-    key = ("embedder", str(path), settings.embedder_backend, settings.embedder_device)
-    return shared(key, lambda: load_embedder(path, settings.embedder_backend, Path(settings.data_dir) / "models",
+    backend = resolve_backend(settings)  # "auto": the index's own, else onnx on a CPU, torch on a GPU
+    key = ("embedder", str(path), backend, settings.embedder_device)
+    return shared(key, lambda: load_embedder(path, backend, Path(settings.data_dir) / "models",
                                              settings.embedder_device))
 
 

@@ -12,11 +12,11 @@ import zipfile
 
 import pytest
 
-from index_builder import folder as folder_module
+from index_builder import embedding, folder as folder_module
 from index_builder.chunking import MAX_HEADING_CHARS, MAX_PASSAGE_WEIGHT, text_weight
 from index_builder.folder import index_folder
 from index_builder.passages import SeenIds, index_passages
-from index_builder.pipeline import EMBED_BATCH_PASSAGES
+from index_builder.pipeline import EMBED_BATCH_PASSAGES, EMBED_SLICE
 from index_builder.store import IndexStore
 from models.errors import AssistantError, Cancelled
 from helpers.hash_embedder import HashEmbedder, ids, write
@@ -168,24 +168,29 @@ def big_text(paragraphs: int, tag: str) -> str:
     return "\n\n".join(f"{tag} paragraph {i} " + "word " * 95 for i in range(paragraphs))
 
 
-def test_a_large_document_is_embedded_and_committed_in_bounded_batches(tmp_path, store):
+def test_a_large_document_is_written_as_text_whole_then_embedded_in_bounded_batches(tmp_path, store, monkeypatch):
+    monkeypatch.setattr(embedding, "COMMIT_SECONDS", 0.0)  # a commit as soon as a batch is full
     folder = tmp_path / "docs"
     write(folder, "big.txt", big_text(2000, "v1"))  # ~1.2 MB, 2,000 passages
     write(folder, "small.txt", "A small file.")
-    seen = []  # what the index held each time a batch was about to be embedded
+    seen = []  # what the index held each time a slice was about to be embedded
 
     class Watching(BatchEmbedder):
         def encode(self, texts):
-            seen.append((store.passages.count_rows(), store.documents.count_rows("path = 'big.txt'")))
+            seen.append((store.passages.count_rows(), store.documents.count_rows("path = 'big.txt'"),
+                         store.passages.count_rows("vector IS NULL")))
             return super().encode(texts)
 
     embedder = Watching()
     summary = index_folder(store, embedder, folder)
-    assert summary.passages == 2001 and max(embedder.batches) <= EMBED_BATCH_PASSAGES
-    written = [n for n, _ in seen]
-    assert len(seen) >= 2000 // EMBED_BATCH_PASSAGES and written == sorted(written) and written[-1] > 1500
-    # The document's row (its commit point) is written only with its last passages.
-    assert all(row == 0 for _, row in seen) and store.documents.count_rows("path = 'big.txt'") == 1
+    assert summary.passages == 2001 and max(embedder.batches) <= EMBED_SLICE
+    # Every passage and the document's row (its text committed) before the first vector.
+    assert all(rows == 2001 and row == 1 for rows, row, _ in seen)
+    waiting = [w for _, _, w in seen]
+    assert waiting[0] == 2001 and waiting == sorted(waiting, reverse=True)
+    steps = {a - b for a, b in zip(waiting, waiting[1:]) if a != b}
+    assert steps and max(steps) <= EMBED_BATCH_PASSAGES  # vectors committed a bounded batch at a time
+    assert store.passages.count_rows("vector IS NULL") == 0
 
 
 def test_stop_inside_a_large_document_is_prompt_and_loses_nothing(tmp_path):
@@ -196,24 +201,25 @@ def test_stop_inside_a_large_document_is_prompt_and_loses_nothing(tmp_path):
     store = IndexStore.open_or_create(tmp_path / "index", HashEmbedder.model_id, HashEmbedder.dim)
 
     embedder = BatchEmbedder()
-    with pytest.raises(Cancelled):  # Ctrl-C during the first batch: obeyed after it
+    with pytest.raises(Cancelled):  # Ctrl-C during the first slice: obeyed after it
         index_folder(store, embedder, folder, should_stop=lambda: bool(embedder.batches))
     assert len(embedder.batches) == 1
-    assert store.passages.count_rows() == 0 and store.documents.count_rows() == 0  # no half document
+    # The text is in (searchable), and the slice embedded before the stop was kept.
+    assert ids(store) == ids(clean) and store.status().waiting == 1500 - embedder.batches[0]
     index_folder(store, HashEmbedder(), folder)
-    assert ids(store) == ids(clean)
+    assert ids(store) == ids(clean) and store.status().waiting == 0
 
-    # A changed large document cut in the middle keeps its old version whole.
+    # A changed large document stopped while embedding: its new text replaced the old at once.
     write(folder, "big.txt", big_text(1500, "v2"))
     embedder = BatchEmbedder()
     with pytest.raises(Cancelled):
         index_folder(store, embedder, folder, should_stop=lambda: len(embedder.batches) >= 2)
     texts = [r["text"] for r in rows(store)]
-    assert len(texts) == 1500 and all(t.startswith("v1") for t in texts)
-    summary = index_folder(store, HashEmbedder(), folder)
-    assert summary.updated == ["big.txt"]
+    assert len(texts) == 1500 and all(t.startswith("v2") for t in texts) and store.status().waiting > 0
+    index_folder(store, HashEmbedder(), folder)
     texts = [r["text"] for r in rows(store)]
     assert len(texts) == 1500 and all(t.startswith("v2") for t in texts) and ids(store) == ids(clean)
+    assert store.status().waiting == 0
 
 
 def zip_bomb_docx(unpacked_mb: int) -> bytes:

@@ -89,8 +89,8 @@ def test_disk_full_in_a_batch_of_an_unfinished_document_is_the_one_line_error(tm
         index_folder(store, HashEmbedder(), folder)
 
 
-def test_disk_full_while_promoting_a_replaced_large_document_is_the_one_line_error(tmp_path, store,
-                                                                                   small_batches, monkeypatch):
+def test_disk_full_while_writing_vectors_is_the_one_line_error_and_a_rerun_finishes(tmp_path, store,
+                                                                                  small_batches, monkeypatch):
     folder = tmp_path / "docs"
     folder.mkdir()
     note = folder / "long.txt"
@@ -103,15 +103,16 @@ def test_disk_full_while_promoting_a_replaced_large_document_is_the_one_line_err
         raise RuntimeError(DISK_FULL)
 
     with monkeypatch.context() as patched, pytest.raises(DiskFull):
-        patched.setattr(table_class(store), "update", full)
+        patched.setattr(table_class(store), "merge_insert", full)
         index_folder(store, HashEmbedder(), folder)
-    # The same command again, with space: the old version went just before the failure, and the
-    # new one's passages were not committed yet; the re-run stores the new one, once.
-    summary = index_folder(store, HashEmbedder(), folder)
-    assert summary.indexed + summary.updated == ["long.txt"]
+    # The new version's text was committed before the failure (searchable by full text); the same
+    # command again, with space, gives its passages their vectors, once.
+    written = [r["text"][:6] for r in rows(store)]
+    assert written == ["Otters"] * len(written) and store.status().waiting == len(written) > 2
+    index_folder(store, HashEmbedder(), folder)
     texts = [r["text"] for r in rows(store)]
-    assert len(texts) == summary.passages > 2 and all(t.startswith("Otters") for t in texts)
-    assert not any(r["doc_id"].endswith(pipeline.STAGING_SUFFIX) for r in rows(store))
+    assert len(texts) == len(written) and all(t.startswith("Otters") for t in texts)
+    assert store.status().waiting == 0
 
 
 def test_a_replaced_document_spanning_batches_keeps_its_doc_id(tmp_path, store, small_batches):

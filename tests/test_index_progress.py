@@ -31,7 +31,7 @@ def test_eta_is_the_rate_of_committed_work_and_none_before_any():
     progress.work_done, progress.passages_done = 250, 50
     assert progress.eta_seconds == pytest.approx(30, rel=0.05)
     fields = progress_fields(progress, "files")
-    assert fields["rate"].endswith("(5 passages/s)") and fields["left"] == "under a minute left"
+    assert fields["rate"] == "5 passages/s" and fields["left"] == "under a minute left"
 
 
 def notes(folder, count, words=120):
@@ -49,11 +49,11 @@ def test_unchanged_files_are_no_work_left(tmp_path):
     index_folder(store, HashEmbedder(), folder, on_progress=reports.append)
     last = reports[-1]
     assert last.total_work == (folder / "note03.md").stat().st_size == last.work_done
-    assert last.files_done == 6 and last.eta_seconds == 0
+    assert last.files_done == 6 and last.passages_embedded == last.embed_total == last.passages_done
 
 
-def test_what_is_committed_is_searchable_while_the_folder_indexes(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "EMBED_BATCH_PASSAGES", 1)  # one note per batch
+def test_what_is_written_is_searchable_by_full_text_before_any_vector(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "TEXT_BATCH_PASSAGES", 1)  # one note per text batch
     folder = tmp_path / "docs"
     notes(folder, 5)
     index = tmp_path / "index"
@@ -61,14 +61,15 @@ def test_what_is_committed_is_searchable_while_the_folder_indexes(tmp_path, monk
     seen = []
 
     def look(progress):
-        # 3 passages written: notes 0 and 1 committed, note 2's passage out but its row not yet
-        if progress.passages_done == 3:
+        if progress.phase == "reading" and progress.passages_done == 3:  # notes 0-2 written, no vector yet
             reader = HybridRetriever(IndexStore.open(index), HashEmbedder())  # as `ask` opens it
             seen.append({p.path for p in reader.search("zq0marker zq1marker zq2marker zq3marker", 10)})
             seen.append({r["path"] for r in reader.by_text("zq1marker", 5)})
+            seen.append(IndexStore.open(index).status().waiting)
 
     index_folder(store, HashEmbedder(), folder, on_progress=look)
-    assert seen == [{"note00.md", "note01.md"}, {"note01.md"}]
+    assert seen == [{"note00.md", "note01.md", "note02.md"}, {"note01.md"}, 3]
+    assert store.status().waiting == 0
 
 
 def test_a_producer_error_is_raised_in_order_and_an_early_stop_ends_the_producer():

@@ -115,12 +115,15 @@ async def test_add_a_passage_file_and_refuse_other_files(tmp_path):
 
 def test_progress_line_for_folders_and_dumps():
     folder = ProgressView(files_done=40, total_files=40, passages_done=0, rate=0.0, eta=0.0, current="a.md")
-    assert folder.line() == "40/40 files · 0 passages embedded · embedding the last batch…"
+    assert folder.line() == "40/40 files · 0 passages searchable · writing the last batch…"
     assert (folder.total, folder.done) == (40, 40)
     dump = ProgressView(files_done=120, total_files=None, passages_done=300, rate=25.4, eta=61.2,
                         current="Heron", bytes_done=3 * 1024 * 1024, total_bytes=12 * 1024 * 1024)
-    assert dump.line() == "120 documents · 3.0 MB of 12.0 MB read · 300 passages embedded · 25/s · ETA 61s · Heron"
+    assert dump.line() == "120 documents · 3.0 MB of 12.0 MB read · 300 passages searchable · 25/s · ETA 61s · Heron"
     assert (dump.total, dump.done) == (12 * 1024 * 1024, 3 * 1024 * 1024)
+    embedding = ProgressView(files_done=40, total_files=40, passages_done=700, rate=28.2, eta=13.6, current="",
+                             phase="embedding", passages_embedded=320, embed_total=700)
+    assert embedding.line() == "embedding 320/700 passages · 28/s · ETA 14s"
 
 
 async def test_a_folder_and_a_file_go_into_named_collections_as_the_cli_puts_them(tmp_path):

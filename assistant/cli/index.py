@@ -21,10 +21,17 @@ index_app = typer.Typer(help="Build and inspect the document index.", no_args_is
 
 IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
-                             help="onnx (default: int8 MiniLM), torch (3x slower on a CPU) or model2vec "
+                             help="auto (default: onnx, the int8 MiniLM, on a CPU; torch on a GPU; model2vec for "
+                             "an index of model2vec vectors), onnx, torch (several times slower on a CPU) or model2vec "
                              "(a static table: many times faster, lower retrieval quality; its own index).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
                              "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see docs/wikipedia.md).")
+
+
+def _print_timing(update) -> None:
+    """The run's last line: what took the time ("20 files, 700 passages in 1:05: reading 0:12, ...")."""
+    if update.line.summary():
+        typer.echo(update.line.summary())
 
 
 def _print_folder_summary(summary) -> None:
@@ -73,11 +80,14 @@ def add(
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
+        if writer.backend_note():
+            typer.echo(writer.backend_note())
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
                                  collection=collection)
         _print_folder_summary(summary)
+        _print_timing(update)
         typer.echo(f"index: {safe_name(str(settings.index_path))} (collection {collection})")
         if watch and kind == "file":
             typer.echo("--watch follows folders; a single file is indexed once")
@@ -121,10 +131,13 @@ def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[st
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
+        if writer.backend_note():
+            typer.echo(writer.backend_note())
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
     typer.echo(summary.line())
+    _print_timing(update)
     typer.echo(f"index: {safe_name(str(settings.index_path))}")
 
 
@@ -218,6 +231,9 @@ def status(
     typer.echo(f"documents:       {info.documents}")
     typer.echo(f"passages:        {info.passages}"
                + ("  (vector index built)" if info.vector_index else "  (exact vector search)"))
+    if info.waiting:
+        typer.echo(f"waiting:         {info.waiting} passages wait for their vectors (found by full text until "
+                   "then); any `assistant index add` embeds them")
     typer.echo(f"disk size:       {human_size(info.disk_bytes)}")
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info.sources)}")

@@ -32,13 +32,17 @@ def _embedder_row(settings) -> dict:
 
     path = embedder_path(settings)
     name = path.name if settings.embedder else "all-MiniLM-L6-v2 (bundled)"  # its folder is just "model"
+    from models.embedder_choice import resolve_backend
+
+    backend = resolve_backend(settings)
+    shown = f"{backend} (auto)" if settings.embedder_backend == "auto" else backend
     return {"model": name, "file": str(path), "size": _size(path),
-            "backend": settings.embedder_backend, "device": _embedder_device(settings)}
+            "backend": shown, "device": _embedder_device(settings, backend)}
 
 
-def _embedder_device(settings) -> str:
+def _embedder_device(settings, backend: str) -> str:
     """Without importing torch (listing stays light): what `auto` will pick is said, not probed."""
-    if settings.embedder_backend != "torch" and settings.embedder_device == "auto":
+    if backend != "torch" and settings.embedder_device == "auto":
         return "cpu"
     if settings.embedder_device == "auto":
         return "auto (a GPU when torch sees one, else cpu; questions: cpu)"

@@ -26,9 +26,10 @@ def plan(kind: str, path: Path, address: str, limit: int | None = None) -> list[
 
 def embedder_factory(settings):
     """What each worker calls to load the configured embedder (a picklable partial)."""
+    from models.embedder_choice import resolve_backend
     from models.registry import embedder_path, load_embedder
 
-    return functools.partial(load_embedder, embedder_path(settings), settings.embedder_backend,
+    return functools.partial(load_embedder, embedder_path(settings), resolve_backend(settings),
                              Path(settings.data_dir) / "models", settings.embedder_device)
 
 

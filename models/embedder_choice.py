@@ -1,0 +1,68 @@
+"""Which embedder backend `embedder_backend = "auto"` (the default) means for an index.
+
+An index of model2vec vectors (recorded, or said by its model id) keeps model2vec: its vectors
+are of another kind. Otherwise torch where a GPU can run it (CUDA with a CUDA build of torch, or
+Apple's MPS: the GPU path), else the int8 ONNX export (several times torch's speed on a CPU, the
+same retrieval quality: EVALUATION.md). torch and onnx give the same model's vectors (to a
+cosine of ~0.99, one index identity), so an index built with one is searched and updated with
+the other; `index add` says so in one line (`backend_note`). Decided without importing torch:
+the index's metadata file and a few file checks.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+from pathlib import Path
+
+from models.config import Settings
+
+INDEX_META = "assistant-index.json"  # index_builder.store_tables.META_FILE (models sits below the index)
+CPU_DEFAULT, GPU_DEFAULT = "onnx", "torch"
+
+
+def recorded_backend(index_path: Path) -> str | None:
+    """The backend the index at `index_path` was built with, when it says; None otherwise."""
+    try:
+        meta = json.loads((Path(index_path) / INDEX_META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict):
+        return None
+    backend = meta.get("embedder_backend")
+    if backend in ("torch", "onnx", "model2vec"):
+        return backend
+    if "+model2vec:" in str(meta.get("embedding_model") or ""):
+        return "model2vec"
+    return None
+
+
+def gpu_for_torch() -> bool:
+    """Whether torch would find a GPU here, guessed without importing it."""
+    if platform.system() == "Darwin" and platform.machine() == "arm64":
+        return True  # MPS
+    try:
+        build = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return "+cpu" not in build and (os.path.exists("/dev/nvidia0") or os.path.exists("/dev/dxg"))
+
+
+def resolve_backend(settings: Settings) -> str:
+    """The concrete backend (torch, onnx or model2vec) that `settings` asks for."""
+    if settings.embedder_backend != "auto":
+        return settings.embedder_backend
+    if recorded_backend(settings.index_path) == "model2vec":
+        return "model2vec"
+    if settings.embedder_device in ("cuda", "mps") or (settings.embedder_device == "auto" and gpu_for_torch()):
+        return GPU_DEFAULT
+    return CPU_DEFAULT
+
+
+def backend_note(recorded: str | None, used: str) -> str:
+    """One line when an index built with one transformer backend is updated with the other."""
+    if not recorded or recorded == used or "model2vec" in (recorded, used):
+        return ""
+    return (f"note: this index was built with the {recorded} embedder; new passages are embedded with {used} "
+            f"(the same model, vectors equal to a cosine of ~0.99; --embedder-backend {recorded} keeps {recorded})")

@@ -1,0 +1,68 @@
+"""The default embedder (issue 53): "auto" is onnx on a CPU, torch where a GPU runs it, model2vec
+for an index of model2vec vectors; a new index records what built it, `index add` with the other
+transformer backend says so in one line; the onnx backend's passages are encoded by onnxruntime
+alone, with the vectors sentence-transformers gives for the same export."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index_builder.store import META_FILE, IndexStore
+from models import embedder_choice
+from models.config import load_settings
+from models.embedder_choice import INDEX_META, backend_note, recorded_backend, resolve_backend
+
+
+def _settings(tmp_path, **values):
+    return load_settings(data_dir=tmp_path / "data", index=tmp_path / "index", **values)
+
+
+def test_auto_is_onnx_on_a_cpu_and_torch_where_a_gpu_runs_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedder_choice, "gpu_for_torch", lambda: False)
+    assert resolve_backend(_settings(tmp_path)) == "onnx"
+    assert resolve_backend(_settings(tmp_path, embedder_device="cuda")) == "torch"  # asked for a GPU
+    assert resolve_backend(_settings(tmp_path, embedder_backend="torch")) == "torch"  # asked by name
+    monkeypatch.setattr(embedder_choice, "gpu_for_torch", lambda: True)
+    assert resolve_backend(_settings(tmp_path)) == "torch"
+    assert resolve_backend(_settings(tmp_path, embedder_device="cpu")) == "onnx"
+
+
+def test_an_index_of_model2vec_vectors_keeps_model2vec_and_a_new_index_records_its_backend(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedder_choice, "gpu_for_torch", lambda: False)
+    assert INDEX_META == META_FILE
+    IndexStore.open_or_create(tmp_path / "index", "m+model2vec:8", 8)  # built before backends were recorded
+    assert recorded_backend(tmp_path / "index") == "model2vec"  # said by its model id
+    assert resolve_backend(_settings(tmp_path)) == "model2vec"
+    IndexStore.open_or_create(tmp_path / "other", "m:8", 8, "torch")
+    assert json.loads((tmp_path / "other" / META_FILE).read_text())["embedder_backend"] == "torch"
+    assert resolve_backend(load_settings(data_dir=tmp_path, index=tmp_path / "other")) == "onnx"  # same vectors
+    assert "built with the torch embedder" in backend_note("torch", "onnx")
+    assert backend_note("onnx", "onnx") == backend_note(None, "onnx") == backend_note("model2vec", "onnx") == ""
+
+
+@pytest.mark.real_models
+def test_onnx_passages_are_encoded_without_torch_as_sentence_transformers_encodes_them(tmp_path):
+    """One text at a time (int8 activations are quantised per call, so a batch's neighbours move a
+    vector slightly) the two give the same vector; batched, the same to a cosine of 0.98."""
+    import subprocess
+
+    from models.registry import bundled_embedder_path, load_embedder
+
+    path, cache = bundled_embedder_path(), tmp_path / "models"
+    embedder = load_embedder(path, "onnx", cache)  # exports once (that loads torch, in this process)
+    texts = ["Herons nest in the marsh near the river.", "Otters float on their backs to eat.",
+             "The bridge over the river was built of stone in the twelfth century by the town council."]
+    ours = np.stack([embedder.encode([t, t])[0] for t in texts])  # two texts: the passage path, not the question one
+    reference = embedder.model.encode(texts, normalize_embeddings=True, batch_size=1)
+    assert np.min(np.sum(ours * reference, axis=1)) > 0.9999
+    batched = embedder.encode(texts * 10)
+    assert np.min(np.sum(batched[:3] * reference, axis=1)) > 0.98
+    code = ("import sys; from pathlib import Path; from models.registry import bundled_embedder_path, load_embedder; "
+            f"e = load_embedder(bundled_embedder_path(), 'onnx', Path({str(cache)!r})); e.load(); e.encode(['a', 'b']); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr
