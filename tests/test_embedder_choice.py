@@ -1,10 +1,11 @@
-"""The default embedder (issue 53): "auto" is onnx on a CPU, torch where a GPU runs it, model2vec
-for an index of model2vec vectors; a new index records what built it, `index add` with the other
+"""The default embedder (issue 53): "auto" is torch (onnx once its answers are checked; an index
+built with onnx keeps it), model2vec for an index of model2vec vectors; a new index records what built it, `index add` with the other
 transformer backend says so in one line; the onnx backend's passages are encoded by onnxruntime
 alone, with the vectors sentence-transformers gives for the same export."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,14 +22,17 @@ def _settings(tmp_path, **values):
     return load_settings(data_dir=tmp_path / "data", index=tmp_path / "index", **values)
 
 
-def test_auto_is_onnx_on_a_cpu_and_torch_where_a_gpu_runs_it(tmp_path, monkeypatch):
+def test_auto_is_torch_until_onnx_answers_are_checked_and_an_index_keeps_its_backend(tmp_path, monkeypatch):
     monkeypatch.setattr(embedder_choice, "gpu_for_torch", lambda: False)
+    assert resolve_backend(_settings(tmp_path)) == "torch"
+    IndexStore.open_or_create(tmp_path / "index", "m:8", 8, "onnx")  # built with onnx by name
     assert resolve_backend(_settings(tmp_path)) == "onnx"
+    shutil.rmtree(tmp_path / "index")
     assert resolve_backend(_settings(tmp_path, embedder_device="cuda")) == "torch"  # asked for a GPU
     assert resolve_backend(_settings(tmp_path, embedder_backend="torch")) == "torch"  # asked by name
     monkeypatch.setattr(embedder_choice, "gpu_for_torch", lambda: True)
     assert resolve_backend(_settings(tmp_path)) == "torch"
-    assert resolve_backend(_settings(tmp_path, embedder_device="cpu")) == "onnx"
+    assert resolve_backend(_settings(tmp_path, embedder_device="cpu")) == "torch"
 
 
 def test_an_index_of_model2vec_vectors_keeps_model2vec_and_a_new_index_records_its_backend(tmp_path, monkeypatch):
@@ -39,7 +43,7 @@ def test_an_index_of_model2vec_vectors_keeps_model2vec_and_a_new_index_records_i
     assert resolve_backend(_settings(tmp_path)) == "model2vec"
     IndexStore.open_or_create(tmp_path / "other", "m:8", 8, "torch")
     assert json.loads((tmp_path / "other" / META_FILE).read_text())["embedder_backend"] == "torch"
-    assert resolve_backend(load_settings(data_dir=tmp_path, index=tmp_path / "other")) == "onnx"  # same vectors
+    assert resolve_backend(load_settings(data_dir=tmp_path, index=tmp_path / "other")) == "torch"
     assert "built with the torch embedder" in backend_note("torch", "onnx")
     assert backend_note("onnx", "onnx") == backend_note(None, "onnx") == backend_note("model2vec", "onnx") == ""
 
