@@ -94,9 +94,11 @@ def test_should_stop_commits_the_batch_then_resume_matches_clean_build(tmp_path)
     with pytest.raises(Cancelled, match="run the same command again to resume"):
         index_folder(store, HashEmbedder(), folder, on_progress=reports.append,
                      should_stop=lambda: bool(reports) and reports[-1].passages_done > 0)
-    partial = store.passages.count_rows()
-    assert 0 < partial < clean.passages.count_rows()
-    assert reports[-1].total_files == 40 and reports[-1].eta_seconds is not None
+    # full text first: what was read is written (searchable by text); some passages still wait
+    # for their vectors, which the resumed run gives them
+    waiting = store.waiting_count()
+    assert 0 < waiting <= store.passages.count_rows() <= clean.passages.count_rows()
+    assert reports[-1].total_files == 40  # its time left: tests/test_index_progress_line.py
     resumed = index_folder(store, HashEmbedder(), folder)
     assert ids(store) == ids(clean)
     assert resumed.unchanged > 0 and not resumed.updated

@@ -45,7 +45,9 @@ def killed_part_way(tmp_path: Path, env: dict, index: Path, *args: str) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
-    assert 0 < committed(index) < FILES
+    assert 0 < committed(index)
+    # part-way: not every file read yet, or (full text first) passages still waiting for vectors
+    assert committed(index) < FILES or IndexStore.open(index).waiting_count() > 0
 
 
 @pytest.mark.parametrize("own_index", [False, True])
