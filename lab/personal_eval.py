@@ -6,8 +6,8 @@
 
 The folder (lab/personal_docs/build_folder.py) must be indexed in the data dir's index as the
 collection "personal" (`--index` does it first: `assistant index add FOLDER --collection personal`).
-Questions alternate between the strategies (question 1 with each, then question 2...), so a run
-stopped early still compares them on the same questions; each record is written as it finishes
+Questions alternate between the strategies (question 1 with each, then question 2...) and the
+kinds take turns, so a run stopped early still compares them on the same questions of every kind; each record is written as it finishes
 (harness.run_strategy's resumable JSONL, one file per strategy), so a rerun resumes. A question
 whose holding file differs from lab/personal_docs/manifest.json is flagged and left out of the
 table (drift.json beside the records). The report split is for the one reported run only.
@@ -28,6 +28,20 @@ QUESTIONS = Path(__file__).parent / "personal_docs" / "questions.jsonl"
 COLLECTION = "personal"
 
 
+def by_turns(questions: list) -> list:
+    """The questions with the kinds taking turns (a one-fact question, a two-facts one, ...), each
+    kind in file order: a run stopped early has covered every kind alike."""
+    queues = {}
+    for question in questions:
+        queues.setdefault(question.kind, []).append(question)
+    turns = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                turns.append(queue.pop(0))
+    return turns
+
+
 def _index_folder(settings, folder: Path) -> str:
     from assistant import service
 
@@ -46,6 +60,7 @@ def run(args) -> Path:
     if args.ids:
         wanted = set(args.ids.split(","))
         questions = [q for q in questions if q.id in wanted]
+    questions = by_turns(questions)
     questions = questions[: args.limit] if args.limit else questions
     settings = load_settings(reader=args.reader)
     if args.index:

@@ -132,3 +132,10 @@ def test_the_shipped_set_is_balanced_and_a_quarter_unanswerable():
         assert tune == report
     assert sum(not q.answerable for q in questions) >= 0.25 * len(questions)
     assert all(q.holding_files or q.expected_count is not None for q in questions if q.answerable)
+
+
+def test_kinds_take_turns_in_file_order():
+    qs = [PersonalQuestion(f"{k}{i}", "tune", k, "q?", [["a"]] if k != "unanswerable" else [])
+          for k in ("one_fact", "unanswerable") for i in range(3)]
+    assert [q.id for q in personal_eval.by_turns(qs)] == [
+        "one_fact0", "unanswerable0", "one_fact1", "unanswerable1", "one_fact2", "unanswerable2"]
