@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 
 from assistant.evaluation.personal_set import KINDS, PersonalQuestion
 
+DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})  # groff's PDFs write "−P"
 HONEST_LABELS = ("not in your documents", "from memory")
 DECLINES = re.compile(
     r"\b(unknown|i (do not|don't|cannot|can't) (know|find|tell|say)|no answer|not in your documents|"
@@ -42,7 +43,7 @@ def alias_in(alias: str, text: str) -> bool:
     """Whether the answer names this alias."""
     alias = alias.strip()
     if alias.startswith("-"):  # a command option: as written, not inside a longer option
-        return re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text) is not None
+        return re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text.translate(DASHES)) is not None
     wanted = normalise(alias)
     return bool(wanted) and f" {wanted} " in f" {normalise(text)} "
 

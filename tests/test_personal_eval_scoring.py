@@ -44,6 +44,7 @@ def test_options_match_as_written_and_words_match_whole():
     assert alias_in("-P", "Use scp -P 2222 host:file")
     assert not alias_in("-P", "Use -p to keep times")
     assert not alias_in("-P", "use --Port")
+    assert alias_in("-P", "use \u2212P port") and alias_in("--raw-output", "jq \u2212\u2212raw-output")
     assert alias_in("Julian Seward", "bzip2 was written by julian  Seward.")
     assert not alias_in("10", "It holds 100 files")
     assert alias_in("bug-bc@gnu.org", "Email bug-bc@gnu.org.")
