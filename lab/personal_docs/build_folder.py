@@ -20,11 +20,17 @@ from pathlib import Path
 
 from . import convert
 from .manifest import MANIFEST, drift_line, drifted, read_manifest, text_sha256, write_manifest
-from .sources import ITEMS, PACKAGES, Item
+from .sources import ITEMS, MAN_PACKAGES, PACKAGES, Item
 
 
 def missing_packages() -> list[str]:
-    return [name for name, marker in PACKAGES.items() if not Path(marker).exists()]
+    """Debian packages whose files or man pages the folder needs and this machine lacks."""
+    missing = [name for name, marker in PACKAGES.items() if not Path(marker).exists()]
+    for item in ITEMS:
+        if item.how.startswith("man") and subprocess.run(["man", "-w", item.source], capture_output=True,
+                                                         check=False).returncode != 0:
+            missing.append(MAN_PACKAGES.get(item.source, "coreutils"))
+    return sorted(set(missing))
 
 
 def ensure_packages(install: bool) -> None:

@@ -10,10 +10,17 @@ from dataclasses import dataclass
 
 PYDOC = "/usr/share/doc/python3.11/html"
 # the Debian packages whose files the folder is made from, and the tools that make it
-PACKAGES = {"python3.11-doc": f"{PYDOC}/index.html", "bash-doc": "/usr/share/doc/bash/bashref.html",
+PACKAGES = {"python3.11-doc": f"{PYDOC}/index.html",
             "ghostscript": "/usr/bin/ps2pdf", "groff-base": "/usr/bin/groff", "man-db": "/usr/bin/man",
             "bsdextrautils": "/usr/bin/col", "base-passwd": "/usr/share/doc/base-passwd/users-and-groups.html",
             "zlib1g-dev": "/usr/share/doc/zlib1g-dev/examples/zlib_how.html"}
+
+
+# the package that installs each man page the folder uses, for the one-line hint when one is missing
+MAN_PACKAGES = {"bc": "bc", "bzip2": "bzip2", "gzip": "gzip", "sed": "sed", "grep": "grep", "tar": "tar",
+                "xargs": "findutils", "diff": "diffutils", "patch": "patch", "watch": "procps", "kill": "procps",
+                "column": "bsdextrautils", "sqlite3": "sqlite3", "cscope": "cscope", "make": "make",
+                "scp": "openssh-client", "unzip": "unzip", "jq": "jq", "openssl": "openssl"}
 
 
 @dataclass(frozen=True)
