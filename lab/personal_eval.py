@@ -81,7 +81,11 @@ def run(args) -> Path:
     def context_for(spec):
         from assistant.runner import build_context
 
-        return lambda s, strategy: contexts.setdefault(spec, build_context(s, strategy))
+        def context(s, strategy):  # one per strategy for the whole run (models are shared anyway)
+            if spec not in contexts:
+                contexts[spec] = build_context(s, strategy)
+            return contexts[spec]
+        return context
 
     for number, question in enumerate(questions, 1):
         for spec in specs:
