@@ -76,6 +76,7 @@ def run(args) -> Path:
     plan = RunPlan(dataset=args.questions, out_dir=out, settings=settings,
                    corpus=f"{settings.index_path} (collection {COLLECTION}, folder {args.folder.resolve()})",
                    reader_name=reader_name)
+    (out / "strategies.json").write_text(json.dumps(specs) + "\n", encoding="utf-8")  # the table's order
     contexts: dict = {}
 
     def context_for(spec):
@@ -94,7 +95,6 @@ def run(args) -> Path:
                       f"calls={record.get('counts', {}).get('reader_calls', '?')} "
                       f"label={record.get('grounding', '') or '-'} answer={record['prediction'][:80]!r}", flush=True)
             run_strategy(spec, [question.example()], plan, said, context_factory=context_for(spec))
-    (out / "strategies.json").write_text(json.dumps(specs) + "\n", encoding="utf-8")
     return out
 
 
@@ -131,10 +131,13 @@ def report(out: Path, questions_file: Path, split: str | None, listing: bool = F
     if flagged:
         lines += ["", f"flagged (a holding file drifted from the manifest, left out): {', '.join(sorted(flagged))}"]
     if listing:
-        lines += ["", "| id | strategy | right | parts | supported | holding cited | s | calls |", "|" + " --- |" * 8]
+        lines += ["", "| id | strategy | right | parts | label | supported | holding cited | s | calls | answer |",
+                  "|" + " --- |" * 10]
         for s in sorted(scored, key=lambda s: (s.id, s.strategy)):
+            answer = " ".join(s.answer.split())[:90].replace("|", "/")
             lines.append(f"| {s.id} | {s.strategy} | {int(s.right)} | {''.join(str(int(p)) for p in s.parts) or '-'} "
-                         f"| {int(s.supported)} | {int(s.right_supported_cited)} | {s.seconds:.0f} | {s.reader_calls} |")
+                         f"| {s.label or '-'} | {int(s.supported)} | {int(s.right_supported_cited)} | {s.seconds:.0f} "
+                         f"| {s.reader_calls} | {answer} |")
     return "\n".join(lines)
 
 

@@ -97,6 +97,8 @@ class Scored:
     seconds: float
     reader_calls: int
     parts: list[bool]
+    label: str = ""  # the grounding label as recorded ("" when not checked)
+    answer: str = ""
 
 
 def score(question: PersonalQuestion, record: dict, strategy: str) -> Scored:
@@ -113,7 +115,7 @@ def score(question: PersonalQuestion, record: dict, strategy: str) -> Scored:
                   right and supported and question.answerable and cites_holding(question, record),
                   supported and not right if question.answerable else supported and not is_honest,
                   is_honest, float(record.get("seconds", 0.0)), int((record.get("counts") or {}).get("reader_calls", 0)),
-                  parts)
+                  parts, record.get("grounding", ""), text)
 
 
 @dataclass
