@@ -70,6 +70,8 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         "sub_questions": sub_questions,
         "sub_answers": [[e.question, e.answer] for e in events if isinstance(e, SubAnswer)],
         "citations": [p.title or p.id for p in answer.citations],
+        "cited_paths": [p.path for p in answer.citations],  # a folder's files: which file each cites
+        "closest_paths": [p.path for p in answer.closest],  # shown when nothing supports the answer
         "grounding": answer.grounding,
         "read": read_passages(events, answer),
         **citation_record(example, answer.citations),
@@ -93,7 +95,8 @@ def read_passages(events: Iterable[Event], answer: Answer) -> list[dict]:
     """The passages the reader read for the answer, in prompt order, with their texts: the grounding
     check (which never changes the answer) can then be replayed on exactly what a run read."""
     found = {p.id: p for e in events if isinstance(e, Retrieved) for p in e.passages}
-    return [{"id": i, "title": found[i].title, "text": found[i].text} for i in answer.passages_read if i in found]
+    return [{"id": i, "title": found[i].title, "path": found[i].path, "text": found[i].text}
+            for i in answer.passages_read if i in found]
 
 
 def top_level_drafts(events: Iterable[Event]) -> list[dict]:
