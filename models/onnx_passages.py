@@ -4,7 +4,7 @@ import was most of the indexer's "loading the embedder" phase on a small CPU).
 
 The same arithmetic as sentence-transformers' ONNX backend: texts tokenised (truncated at the
 source model's max_seq_length), run in batches of similar length (little padding), token
-vectors mean-pooled over the attention mask and L2-normalised. tests/test_onnx_passages.py holds
+vectors mean-pooled over the attention mask and L2-normalised. tests/test_embedder_choice.py holds
 the two to the same vectors.
 """
 from __future__ import annotations
@@ -29,26 +29,33 @@ def _max_length(source: Path) -> int:
         return 512
 
 
+def open_onnx(onnx_file: Path, tokenizer_file: Path, threads: int, max_length: int):
+    """(session, tokenizer) of an int8 ONNX export on the CPU, the tokenizer truncating at
+    `max_length` and padding nothing; a file that will not load is one ModelError line."""
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = onnxruntime.InferenceSession(str(onnx_file), sess_options=options,
+                                               providers=["CPUExecutionProvider"])
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
+        raise ModelError(f"cannot load embedding model {onnx_file}: {first}") from None
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length)
+    return session, tokenizer
+
+
 class OnnxPassageEncoder:
     """encode(texts) -> normalised vectors (rows), batched; `threads` onnxruntime threads."""
 
     def __init__(self, source: Path, onnx_file: Path, tokenizer_file: Path, threads: int = 1, batch: int = BATCH):
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = onnxruntime.InferenceSession(str(onnx_file), sess_options=options,
-                                                        providers=["CPUExecutionProvider"])
-            self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
-            raise ModelError(f"cannot load embedding model {onnx_file}: {first}") from None
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(_max_length(source))
+        self.session, self.tokenizer = open_onnx(onnx_file, tokenizer_file, threads, _max_length(source))
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.batch = batch
 

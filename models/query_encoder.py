@@ -144,25 +144,10 @@ class OnnxQueryEncoder(_OneTextAtATime):
     (it says the pooling, checked by `supported`, and the maximum length)."""
 
     def __init__(self, source: Path, onnx_file: Path, tokenizer_file: Path, threads: int = 1):
-        import onnxruntime
-        from tokenizers import Tokenizer
+        from models.onnx_passages import _max_length, open_onnx
 
-        try:
-            max_length = int(_json(Path(source) / "sentence_bert_config.json").get("max_seq_length") or 512)
-        except (OSError, ValueError):
-            max_length = 512
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads  # one short text: more threads only wait on each other
-        options.log_severity_level = 3
-        try:
-            self.session = onnxruntime.InferenceSession(str(onnx_file), sess_options=options,
-                                                        providers=["CPUExecutionProvider"])
-            self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        except Exception as exc:  # onnxruntime and tokenizers raise their own kinds
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:160]
-            raise ModelError(f"cannot load embedding model {onnx_file}: {first}") from None
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length)
+        # one short text: more threads only wait on each other
+        self.session, self.tokenizer = open_onnx(onnx_file, tokenizer_file, threads, _max_length(source))
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.dim = int(_json(Path(source) / "config.json")["hidden_size"])
 
