@@ -9,13 +9,14 @@ no index, a model missing, a bad setting or strategy option, a bad input file or
     ├── IndexProblem
     │   ├── IndexUnusable ── NoIndex, IndexDamaged
     │   ├── DiskFull, IndexBusy, IndexPathError
-    ├── BadInputError
+    ├── BadInputError ── ThreadDamaged
     ├── Interrupted ── Cancelled
     └── BudgetExceeded
 
 Internal control flow that never reaches a user stays private where it is raised and caught:
 models.reader.gguf_header._Truncated (-> ModelError), index_builder.extract.Unreadable (a skipped
-file's reason) and assistant.evaluation.datasets.BadRecord (a skipped record's reason).
+file's reason), assistant.evaluation.datasets.BadRecord (a skipped record's reason) and
+assistant.server.api_errors.ApiError (a refusal the server writes as OpenAI's JSON error object).
 index_builder.store_errors turns LanceDB's own failures into IndexDamaged / DiskFull.
 """
 from __future__ import annotations
@@ -95,6 +96,10 @@ class IndexPathError(IndexProblem):
 class BadInputError(AssistantError):
     """A file or folder given to the assistant cannot be used: missing, of the wrong kind or
     unreadable."""
+
+
+class ThreadDamaged(BadInputError):
+    """A saved thread's file cannot be read; the other threads are not concerned."""
 
 
 class Interrupted(AssistantError):

@@ -291,7 +291,7 @@ def test_a_parent_folder_absorbs_an_indexed_subfolder(tmp_path, store):
     index_folder(store, HashEmbedder(), folder / "child")
     index_folder(store, HashEmbedder(), folder / ".hidden")
     summary = index_folder(store, HashEmbedder(), folder)
-    assert f"{folder / 'child'} was indexed on its own: now part of this source" in summary.line()
+    assert f"{folder / 'child'} was indexed on its own: now part of {folder}" in summary.line()
     assert set(store.meta["sources"]) == {str(folder), str(folder / ".hidden")}
     paths = sorted((r["source"], r["path"]) for r in rows(store))
     assert paths == [(str(folder), "a.txt"), (str(folder), "child/c.txt"), (str(folder / ".hidden"), "h.txt")]

@@ -19,7 +19,7 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator
 
-from models.errors import AssistantError
+from models.errors import ThreadDamaged
 
 try:
     import fcntl
@@ -30,10 +30,6 @@ LOCKS = ".locks"
 CHUNK = 1 << 20
 MAX_TURN_BYTES = 64 << 20  # one turn past this in an old-style file: damaged, not read on and on
 _TURNS_KEY = re.compile(r'"turns"\s*:\s*\[')
-
-
-class ThreadDamaged(AssistantError):
-    """A thread file that cannot be read; the other threads are not concerned."""
 
 
 def jsonl(folder: Path, name: str) -> Path:
