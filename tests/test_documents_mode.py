@@ -144,3 +144,12 @@ class TarFirst:
 
     def score(self, question, passages):
         return [0.9 if "tar" in p else 0.1 for p in passages]
+
+
+def test_a_number_is_found_as_written_in_the_passage_about_the_question():
+    """"6" stands in "level -6" of gzip's page, not in "1996" of another; that page is cited."""
+    given = [Passage(id="rfc", text="The format is described in RFC 1952 of May 1996.", path="notes/formats.md"),
+             Passage(id="gzip", text="The default compression level is -6 when no level is given.",
+                     path="manuals/gzip.txt")]
+    checked = ground_documents("6", "What compression level does gzip use by default?", given)
+    assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["gzip"]

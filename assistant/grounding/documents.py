@@ -35,9 +35,14 @@ def atoms(sentence: str) -> list[str]:
     return [a.lower() for a in _ATOM.findall(sentence)]
 
 
+def writes(text: str, atom: str) -> bool:
+    """The atom stands in the text as a whole token ("6" in "level -6", not in "1996")."""
+    return re.search(rf"(?<![\w.]){re.escape(atom)}(?![\w]|\.\w)", text) is not None
+
+
 def states_atoms(sentence: str, raw_texts: Sequence[str]) -> bool:
     """Every address, version and number of the sentence is written in one of these passages."""
-    return all(any(a in t for t in raw_texts) for a in atoms(sentence))
+    return all(any(writes(t, a) for t in raw_texts) for a in atoms(sentence))
 
 
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*")
@@ -58,14 +63,16 @@ def _stating(sentence: str, question: str, texts, token_sets, raw, min_keys: int
 
 
 def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: int) -> list[int]:
-    """The passages stating the sentence: the first that writes all its addresses, versions and
-    numbers when it has some, else those holding its own words (citations.supporting_passages)."""
+    """The passages stating the sentence: of those that write all its addresses, versions and
+    numbers (when it has some) the one holding most of the question's words, else those holding
+    its own words (citations.supporting_passages)."""
     written = atoms(sentence)
     if written:
-        holders = [i for i, text in enumerate(raw) if all(a in text for a in written)]
+        holders = [i for i, text in enumerate(raw) if all(writes(text, a) for a in written)]
         if holders:
-            return holders[:1] if supporting_passages(sentence, question, [texts[holders[0]]],
-                                                      [token_sets[holders[0]]], 1) else []
+            asked = question_words(question)
+            best = max(holders, key=lambda i: (len(asked & token_sets[i]), -i))
+            return [best] if supporting_passages(sentence, question, [texts[best]], [token_sets[best]], 1) else []
     found = supporting_passages(sentence, question, texts, token_sets, min_keys)
     return found if states_atoms(sentence, [raw[i] for i in found]) else []
 
