@@ -27,13 +27,13 @@ def progress_fields(progress, unit: str) -> dict:
         done = f"{completed}/{total} passages"
         rate = f"{progress.passages_per_second:.0f} passages/s"
     else:
-        if progress.total_bytes:
+        if progress.total_bytes:  # a dump: how much of it is read, then the pages found so far
             completed, total = progress.bytes_done, progress.total_bytes
-            done = f"{human_size(completed)}/{human_size(total)}"
+            done = f"{human_size(completed)}/{human_size(total)}, {progress.files_done} {unit}"
         else:
             completed, total = progress.files_done, progress.total_files
-            done = f"{completed}/{total}" if total else f"{completed}"
-        done += f" {unit}, {progress.passages_done} passages"
+            done = (f"{completed}/{total}" if total else f"{completed}") + f" {unit}"
+        done += f", {progress.passages_done} passages"
         rate = f"{progress.passages_per_second:.0f} passages/s" if phase == _READING else ""
     busy = progress.passages_embedded if phase == _EMBEDDING else progress.passages_done
     return {"phase": PHASE_WORDS.get(phase, phase), "completed": completed, "total": total, "done": done,

@@ -175,11 +175,12 @@ class StepNarrator:
         if e.relevant:
             self.judged_relevant.add(e.passage_id)
         name = self.name_of(e.passage_id)
+        score = score_vs(e.score, e.threshold) if self.numbers else ""
         if e.rank_after is None:
-            return f"{mark} {name} ({score_vs(e.score, e.threshold)})"
+            return f"{mark} {name}" + (f" ({score})" if score else "")
         moved = ("" if e.rank_before is None else " (same as the search)" if e.rank_before == e.rank_after
                  else f" (search: {ordinal(e.rank_before)})")
-        return f"{mark} {name}: judged {ordinal(e.rank_after)}{moved}, {score_vs(e.score, e.threshold)}"
+        return f"{mark} {name}: judged {ordinal(e.rank_after)}{moved}" + (f", {score}" if score else "")
 
     def _decomposed(self, e: Decomposed) -> str:
         if not e.sub_questions:
