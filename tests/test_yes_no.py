@@ -64,9 +64,10 @@ def test_a_yes_under_the_lean_becomes_no_and_says_why():
     check = next(e for e in events if e.type == "detail" and e.kind == "yes_no.check")
     assert (check.answer, check.decided, check.lean) == ("Yes", "No", pytest.approx(3.4))
     assert check.log_odds == pytest.approx(math.log(0.66 / 0.33), abs=1e-3)
-    narrator = StepNarrator()
-    lines = [narrator.line(e) for e in events]
+    lines = [StepNarrator(numbers=True).line(e) for e in events]  # --trace=full
     assert "“Yes” became “No”: the reader's log-odds of yes over no, 0.69, are not above its lean to yes (3.4)" in lines
+    plain = [StepNarrator().line(e) for e in events]  # --trace and the app: in words
+    assert "“Yes” became “No”: the reader leans to yes here less than it does on any question" in plain
     assert "its yes/no turned by the reader's odds" in resolved_phrase(answer.resolved_by)
     record = make_record(QAExample(id="q", question=QUESTION, answers=["no"]), events, 1.0)
     assert record["yes_no"]["answer"] == "Yes" and record["prediction"] == "No" and record["scores"]["em"] == 1.0
