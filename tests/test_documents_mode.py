@@ -153,3 +153,12 @@ def test_a_number_is_found_as_written_in_the_passage_about_the_question():
                      path="manuals/gzip.txt")]
     checked = ground_documents("6", "What compression level does gzip use by default?", given)
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["gzip"]
+
+
+def test_a_second_part_that_names_nothing_is_asked_of_what_the_first_names():
+    parts = parts_of("Which diffutils version is my diff manual from, and what's the bug address?")
+    assert [p.question for p in parts] == ["Which diffutils version is my diff manual from?",
+                                           "What's the bug address (diffutils diff)?"]
+    assert parts[1].label == "What's the bug address"  # the answer reads as the person asked
+    own = parts_of("How often does watch refresh by default, and what exit status does timeout give?")
+    assert own[1].question == "What exit status does timeout give?"  # it names its own subject

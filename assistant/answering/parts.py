@@ -41,8 +41,14 @@ def parts_of(question: str) -> list[Part]:
     if (m := _TWO_QUESTIONS.match(text)):
         first, second = m["a"].rstrip(" ,?"), m["b"].rstrip(" ,?")
         labels = [f"{q[:1].upper()}{q[1:]}" for q in (first, second)]
-        alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
-        return [Part(f"{labels[0]}?", labels[0]), Part(f"{alone}?", labels[1])]
+        if _PRONOUN.search(labels[1]):
+            alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
+        elif len(_own_words(second)) <= 2 and _context(first, second):
+            # "... and what's the bug address?" names nothing of its own: asked of what the first names
+            alone = f"{labels[1]} ({_context(first, second)})"
+        else:
+            alone = labels[1]
+        return [Part(f"{labels[0]}?", labels[0]), Part(f"{alone.rstrip('?')}?", labels[1])]
     return []
 
 
@@ -62,6 +68,24 @@ def _subject(question: str) -> str:
 
 
 _AUXILIARIES = {"does", "do", "did", "is", "are", "was", "were", "can", "will", "should", "has", "have"}
+
+
+_COMMON = {"which", "what", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was", "were",
+           "does", "do", "did", "the", "a", "an", "my", "of", "for", "in", "on", "to", "from", "by", "with",
+           "and", "or", "it", "its", "this", "that", "version", "manual", "page", "file", "default", "use",
+           "uses", "give", "gives", "s"}
+
+
+def _own_words(question: str) -> list[str]:
+    return [w for w in re.findall(r"[\w.+-]+", question.lower()) if w not in _COMMON]
+
+
+def _context(first: str, second: str) -> str:
+    """The first part's own words that the second lacks ("diffutils diff"): what a second part
+    that names nothing is asked of."""
+    have = set(re.findall(r"[\w.+-]+", second.lower()))
+    words = [w for w in re.findall(r"[\w.+-]+", first) if w.lower() not in _COMMON and w.lower() not in have]
+    return " ".join(dict.fromkeys(words))
 
 
 def _short(subject: str) -> bool:
