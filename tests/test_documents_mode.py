@@ -162,3 +162,13 @@ def test_a_second_part_that_names_nothing_is_asked_of_what_the_first_names():
     assert parts[1].label == "What's the bug address"  # the answer reads as the person asked
     own = parts_of("How often does watch refresh by default, and what exit status does timeout give?")
     assert own[1].question == "What exit status does timeout give?"  # it names its own subject
+
+
+def test_a_question_of_several_parts_is_split_before_the_reader_answers_from_memory():
+    answers = {"What are the bug addresses for bash?": "bug-bash@gnu.org",
+               "What are the bug addresses for GNU ed?": "bug-ed@gnu.org"}
+    retriever = WordsRetriever(FILES)
+    ctx = make_context(reader=by_question(answers), judge=FakeJudge(knows=lambda q: True), retriever=retriever,
+                       pool=4, max_passages=3, min_passages=1)
+    answer = list(run_question("What are the bug addresses for bash and for GNU ed?", "default", ctx))[-1]
+    assert answer.resolved_by == "parts" and "bug-ed@gnu.org" in answer.text

@@ -158,6 +158,11 @@ class DefaultPipeline(Strategy):
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
+        documents = self.opts.documents and ctx.documents
+        parts = parts_of(question) if documents else []
+        if parts:  # each part from its own passages; the reader's memory would answer one part only
+            answer = yield from self._parts(parts, ctx, numbers)
+            return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
         if self.opts.self_knowledge and self.opts.memory:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")
@@ -168,11 +173,6 @@ class DefaultPipeline(Strategy):
                     known = yield from self._look_up_memory(question, known, ctx, numbers)
                 return known
 
-        documents = self.opts.documents and ctx.documents
-        parts = parts_of(question) if documents else []
-        if parts:
-            answer = yield from self._parts(parts, ctx, numbers)
-            return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
         stage = self._stage(ctx, numbers, "retrieve", "Look up passages and let the judge rank them (RA-ISF)",
                             strategy="ra-isf")
         yield stage
