@@ -172,3 +172,11 @@ def test_a_question_of_several_parts_is_split_before_the_reader_answers_from_mem
                        pool=4, max_passages=3, min_passages=1)
     answer = list(run_question("What are the bug addresses for bash and for GNU ed?", "default", ctx))[-1]
     assert answer.resolved_by == "parts" and "bug-ed@gnu.org" in answer.text
+
+
+def test_the_joined_answer_of_the_parts_is_not_refined_into_one_part():
+    answers = {"What are the bug addresses for bash?": "bug-bash@gnu.org",
+               "What are the bug addresses for GNU ed?": "no idea"}  # not stated: ReFeed would run
+    events, reader = run("What are the bug addresses for bash and for GNU ed?", answers)
+    answer = events[-1]
+    assert answer.resolved_by == "parts" and "For bash: bug-bash@gnu.org." in answer.text

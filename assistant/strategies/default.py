@@ -161,8 +161,8 @@ class DefaultPipeline(Strategy):
         documents = self.opts.documents and ctx.documents
         parts = parts_of(question) if documents else []
         if parts:  # each part from its own passages; the reader's memory would answer one part only
-            answer = yield from self._parts(parts, ctx, numbers)
-            return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
+            # no ReFeed after: a refinement of the joined answer rewrote it into one part's answer
+            return (yield from self._parts(parts, ctx, numbers))
         if self.opts.self_knowledge and self.opts.memory:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")
