@@ -115,19 +115,25 @@ def attribute(answer: str, question: str, given: Sequence[Passage]) -> Attributi
     given = list(given)
     texts = [text_for_matching(f"{p.title} {p.text}") for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
-    cited: list[Passage] = []
-    numbers: dict[str, int] = {}
-    marked = []
     parts = sentences(answer)
     # in a longer answer a sentence with one new word ("She is the lead.") leans on the one before
     min_keys = 1 if len(parts) == 1 else 2
-    for sentence in parts:
-        markers = []
-        for i in supporting_passages(sentence, question, texts, token_sets, min_keys):
-            passage = given[i]
-            if passage.id not in numbers:
-                cited.append(passage)
-                numbers[passage.id] = len(cited)
-            markers.append(f"[{numbers[passage.id]}]")
-        marked.append(sentence + (" " + "".join(dict.fromkeys(markers)) if markers else ""))
-    return Attribution(cited=cited, marked_text=" ".join(marked))
+    found = [supporting_passages(sentence, question, texts, token_sets, min_keys) for sentence in parts]
+    return cite_sentences(parts, found, given)
+
+
+def cite_sentences(parts: Sequence[str], found: Sequence[Sequence[int]], given: Sequence[Passage],
+                   grounding: str = "") -> Attribution:
+    """Each sentence followed by the markers of the passages found for it (indices into `given`),
+    numbered from 1 in the order first cited."""
+    cited: list[Passage] = []
+    numbers: dict[str, int] = {}
+    marked = []
+    for sentence, passages in zip(parts, found):
+        for i in passages:
+            if given[i].id not in numbers:
+                cited.append(given[i])
+                numbers[given[i].id] = len(cited)
+        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in passages))
+        marked.append(f"{sentence} {markers}" if markers else sentence)
+    return Attribution(cited=cited, marked_text=" ".join(marked), grounding=grounding)

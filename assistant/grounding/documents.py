@@ -16,9 +16,9 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..events.core import Passage
-from .citations import (NO_ANSWER, STOPWORDS, Attribution, key_tokens, sentences, stem, supporting_passages,
-                        text_for_matching)
-from .verdict import CLOSEST, FROM_MEMORY, MEMORY, MEMORY_AGREES, NOT_IN_DOCUMENTS, SUPPORTED, UNSUPPORTED
+from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
+                        supporting_passages, text_for_matching)
+from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
 
 # the cited passages (with their files' paths and titles) hold at least this share of the
 # question's content words: a passage that happens to hold the answer's words but is about
@@ -86,11 +86,11 @@ def question_words(question: str) -> set[str]:
     return {stem(w) for w in text_for_matching(question).split() if w not in STOPWORDS}
 
 
-def about_the_question(question: str, cited_texts: Sequence[str]) -> bool:
+def about_the_question(question: str, cited_token_sets: Sequence[set[str]]) -> bool:
     asked = question_words(question)
     if not asked:
         return True
-    held = set().union(*({stem(w) for w in t.split()} for t in cited_texts)) if cited_texts else set()
+    held = set().union(*cited_token_sets) if cited_token_sets else set()
     return len(asked & held) / len(asked) >= ABOUT_THE_QUESTION
 
 
@@ -113,20 +113,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     stated = [bool(f) or (len(parts) > 1 and not key_tokens(s, question)) for s, f in zip(parts, found)]
     cited_ids = list(dict.fromkeys(i for f in found for i in f))
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
-              and about_the_question(question, [texts[i] for i in cited_ids]))
+              and about_the_question(question, [token_sets[i] for i in cited_ids]))
     if not backed:
-        guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
-        marked = f"{NOT_IN_DOCUMENTS}{guess}" if honest else answer
-        return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=given[:CLOSEST])
-    cited: list[Passage] = []
-    numbers: dict[str, int] = {}
-    marked = []
-    for sentence, passages in zip(parts, found):
-        for i in passages:
-            if given[i].id not in numbers:
-                cited.append(given[i])
-                numbers[given[i].id] = len(cited)
-        markers = "".join(dict.fromkeys(f"[{numbers[given[i].id]}]" for i in passages))
-        marked.append(f"{sentence} {markers}".rstrip())
-    return Attribution(cited=cited, marked_text=" ".join(marked), grounding=SUPPORTED)
-
+        return not_in_documents(answer, given, honest)
+    return cite_sentences(parts, found, given, SUPPORTED)

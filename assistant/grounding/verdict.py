@@ -190,6 +190,14 @@ class GroundingRule:
     compare: bool = True  # the pages a comparison names are its support (`compares_its_pages`)
 
 
+def not_in_documents(answer: str, given: Sequence[Passage], honest: bool) -> Attribution:
+    """The label for an answer nothing read supports: the reader's guess shown as such (when
+    `honest`), no citation, the closest passages (those read come ranked, best first)."""
+    guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
+    marked = f"{NOT_IN_DOCUMENTS}{guess}" if honest else answer
+    return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=list(given[:CLOSEST]))
+
+
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),
            from_memory: bool = False, trees=None) -> Attribution:
     """Cite, sentence by sentence, the passages the check finds supporting; an answer with a
@@ -225,10 +233,7 @@ def ground(answer: str, question: str, given: Sequence[Passage], rule: Grounding
                    or (rule.compare and compares_its_pages(asking, cited_texts)))
         backed = covered and (not rule.names or names_coverage(asked, zip(parts, resting), texts) >= rule.names)
     if not backed:
-        closest = given[:CLOSEST]  # the passages read come ranked, best first
-        guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
-        marked = f"{NOT_IN_DOCUMENTS}{guess}" if rule.honest else answer
-        return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=closest)
+        return not_in_documents(answer, given, rule.honest)
     cited: list[Passage] = []
     numbers: dict[str, int] = {}
     marked = []
