@@ -43,9 +43,9 @@ def parts_of(question: str) -> list[Part]:
         labels = [f"{q[:1].upper()}{q[1:]}" for q in (first, second)]
         if _PRONOUN.search(labels[1]):
             alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
-        elif len(_own_words(second)) <= 2 and _context(first, second):
+        elif len(_own_words(second)) <= 2 and (context := _context(first, second)):
             # "... and what's the bug address?" names nothing of its own: asked of what the first names
-            alone = f"{labels[1]} ({_context(first, second)})"
+            alone = f"{labels[1]} ({context})"
         else:
             alone = labels[1]
         return [Part(f"{labels[0]}?", labels[0]), Part(f"{alone.rstrip('?')}?", labels[1])]
