@@ -13,9 +13,10 @@ the share of the question's words the cited passages must hold (default: the def
 to training questions, e.g. lab/results/tune_*); --no-rarity counts the question's words once in the
 coverage (the `rarity=false` ablation); --repeats also cites pages that add no word to the others
 (the `repeats=true` ablation); --no-compare holds a comparison's pages to coverage and links like
-any others (the `compare=false` ablation).
+any others (the `compare=false` ablation); --pieced labels a supported pick or chain's last hop
+"pieced together", as the runner does (assistant/grounding/pieced.py; without it, the check alone).
 
-    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity] [--repeats] [--no-compare]
+    python -m lab.grounding_replay RESULTS.jsonl DATASET [--drop-support] [--encoder] [--untrained] [--coverage 0.4] [--names 0.75] [--no-rarity] [--repeats] [--no-compare] [--pieced]
 """
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.support import citation_record
 from assistant.evaluation.trust import trust, trust_table
 from assistant.events.core import Passage
+from assistant.grounding.pieced import label_pieced
 from assistant.grounding.verdict import ground
 
 
-def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = False,
+def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = False, pieced: bool = False,
            **changes) -> tuple[list[dict], float]:
     """(trust records, mean seconds of the check per answer); `changes`: GroundingRule fields that
     differ from the default strategy's rule (encoder, coverage, names, rarity, repeats, compare)."""
@@ -59,6 +61,9 @@ def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = F
         started = time.perf_counter()
         attribution = ground(record["prediction"], record["question"], passages, rule, from_memory=memory)
         seconds += time.perf_counter() - started
+        if pieced:
+            attribution = label_pieced(attribution, record["question"], record["prediction"],
+                                       record.get("resolved_by", ""))
         records.append({"scores": record["scores"], "grounding": attribution.grounding,
                         "answer_seconds": float(record.get("seconds") or 0.0),
                         **citation_record(example, attribution.cited)})
@@ -98,11 +103,14 @@ def main() -> None:
                         help="also cite pages that add no word to the others (the repeats=true ablation)")
     parser.add_argument("--no-compare", action="store_true",
                         help="hold a comparison's pages to coverage and links (the compare=false ablation)")
+    parser.add_argument("--pieced", action="store_true", help="label picks and chains 'pieced together', as the runner does")
     args = parser.parse_args()
     changes = rule_changes(args)
     name = args.results.stem + (" (drop-support)" if args.drop_support else "") + "".join(
-        f" ({k}={str(v).lower() if isinstance(v, bool) else f'{v:g}'})" for k, v in changes.items())
-    records, seconds = replay(args.results, args.dataset, args.drop_support, args.untrained, **changes)
+        f" ({k}={str(v).lower() if isinstance(v, bool) else f'{v:g}'})" for k, v in changes.items()) + (
+        " (pieced)" if args.pieced else "")
+    records, seconds = replay(args.results, args.dataset, args.drop_support, args.untrained, args.pieced,
+                              **changes)
     print(trust_table([trust(name, records)]))
     answering = sum(r["answer_seconds"] for r in records) / max(1, len(records))
     share = f", {100 * seconds / answering:.1f}% of the recorded answer time ({answering:.1f} s)" if answering else ""

@@ -15,6 +15,7 @@ from ..events.core import Answer, Passage
 from ..strategies import DEFAULT_STRATEGY, make_strategy
 
 LABELS = {"supported": "the cited passages support the answer",
+          "pieced together": "the cited pages were found, but none states this answer: a pick or a chain's last step",
           "not in your documents": "the documents do not support this answer: do not present it as theirs",
           "from memory": "the reader's own knowledge, not the documents"}
 

@@ -28,7 +28,8 @@ SEARCH = (
 ASK = (
     "Ask the local assistant a question answered from the person's documents. Returns a short answer with "
     "[n] markers, the cited passages (file, page or section, text) and a grounding label: 'supported' (the "
-    "cited passages support the answer), 'not in your documents' (they do not: do not present the answer as "
+    "cited passages support the answer), 'pieced together' (the pages were found but none states the answer: "
+    "a pick between options or the last step of a chain), 'not in your documents' (they do not: do not present the answer as "
     "the documents'; the closest passages are given instead) or 'from memory' (the local model's own "
     "knowledge). Slow (a local model runs: seconds to minutes). Use it when you want a checked, cited answer; "
     "use search_documents when you want the passages themselves."
