@@ -14,6 +14,8 @@ from ..context import Result
 REFINED = "refined"
 # the source of an answer written from what the index knows of its files (folder/answers.py)
 FOLDER = "folder"
+# the source of an answer joining the answers to a question's parts (answering/parts.py)
+PARTS = "parts"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,24 @@ _TWO_FACETS = re.compile(r"^(?P<wh>what|which)\s+(?P<verb>is|are|was|were)\s+(?:
                          r"(?P<a>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+and\s+(?:the\s+|its\s+)?"
                          r"(?P<b>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?P<prep>of|for|in)\s+(?P<x>.+?)\??$", re.I)
 
+# "What are bc's largest output base and largest input base?": two facets of a named subject
+_OWNED_FACETS = re.compile(r"^(?P<wh>what|which)\s+(?P<verb>is|are|was|were)\s+(?P<x>[\w.+-]+)'s\s+"
+                           r"(?P<a>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+and\s+(?:(?:the|its)\s+)?"
+                           r"(?P<b>[\w'-]+(?:\s+[\w'-]+){0,3}?)\??$", re.I)
+# "For the gzip command: default compression level, and the address for bug reports?"
+_HEADED = re.compile(r"^(?P<head>(?:for|in|about|on)\s+[^:,?]+):\s*(?P<a>[^,?]+?)\s*,?\s+and\s+(?P<b>[^?]+?)\??$",
+                     re.I)
+# "What signal do kill and timeout each send by default?": one ask of two subjects, "each"
+_EACH = re.compile(r"^(?P<wh>.+?)\s+(?P<aux>do|did|are|were|have)\s+(?P<a>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+and\s+"
+                   r"(?P<b>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+each\s+(?P<rest>.+?)\??$", re.I)
+# "What version number and date does the zpipe.c example carry?": two things asked, one verb after
+_TWO_THINGS = re.compile(r"^(?P<wh>what|which)\s+(?P<a>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+and\s+"
+                         r"(?P<b>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?P<rest>(?:does|did|is|was|has)\s+.+?)\??$",
+                         re.I)
+# "... of unzip and of openssl do my manuals describe?": the verb phrase both subjects share
+_SHARED_VERB = re.compile(r"^(?P<b>.+?)\s+(?P<rest>(?:do|does|did|is|are|was|were|has|have)\s+.+)$", re.I)
+_SINGULAR = {"do": "does", "are": "is", "were": "was", "have": "has", "did": "did"}
+
 
 @dataclass(frozen=True)
 class Part:
@@ -36,15 +54,29 @@ def parts_of(question: str) -> list[Part]:
         x = m["x"]
         return [Part(f"{m['wh']} {m['verb']} the {facet} {m['prep']} {x}?", f"{facet[:1].upper()}{facet[1:]}")
                 for facet in (m["a"], m["b"])]
+    if (m := _OWNED_FACETS.match(text)):
+        verb = _SINGULAR.get(m["verb"].lower(), m["verb"])
+        return [Part(f"{m['wh']} {verb} {m['x']}'s {facet}?", _capital(facet)) for facet in (m["a"], m["b"])]
     if (m := _TWO_SUBJECTS.match(text)) and _short(m["a"]) and _short(m["b"]):
-        return [Part(f"{m['head']} {subject}?", f"For {subject}") for subject in (m["a"], m["b"])]
+        second, tail = m["b"], ""
+        if (shared := _SHARED_VERB.match(second)):
+            second, tail = shared["b"], f" {shared['rest']}"
+        return [Part(f"{m['head']} {subject}{tail}?", f"For {subject}") for subject in (m["a"], second)]
+    if (m := _HEADED.match(text)):
+        return [Part(f"{m['head']}: {facet}?", _capital(facet)) for facet in (m["a"], m["b"])]
+    if (m := _EACH.match(text)):
+        verb = _SINGULAR.get(m["aux"].lower(), m["aux"])
+        return [Part(f"{m['wh']} {verb} {subject} {m['rest']}?", f"For {subject}") for subject in (m["a"], m["b"])]
+    if (m := _TWO_THINGS.match(text)):
+        return [Part(f"{m['wh']} {thing} {m['rest']}?", _capital(thing)) for thing in (m["a"], m["b"])]
     if (m := _TWO_QUESTIONS.match(text)):
         first, second = m["a"].rstrip(" ,?"), m["b"].rstrip(" ,?")
         labels = [f"{q[:1].upper()}{q[1:]}" for q in (first, second)]
         if _PRONOUN.search(labels[1]):
             alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
-        elif len(_own_words(second)) <= 2 and (context := _context(first, second)):
+        elif not _asks_whole(second) and len(_own_words(second)) <= 3 and (context := _context(first, second)):
             # "... and what's the bug address?" names nothing of its own: asked of what the first names
+            # (and "what does gzip.open use?" asks nothing of its own: what the first asks)
             alone = f"{labels[1]} ({context})"
         else:
             alone = labels[1]
@@ -53,7 +85,7 @@ def parts_of(question: str) -> list[Part]:
 
 
 _PRONOUN = re.compile(r"\b(?:its|it|they|them)\b", re.I)
-_LAST_OBJECT = re.compile(r".*\b(?:of|for|about|by|in)\s+(.+)$", re.I)
+_LAST_OBJECT = re.compile(r".*\b(?:of|for|about|by|in|on)\s+(.+)$", re.I)
 
 
 def _subject(question: str) -> str:
@@ -80,12 +112,30 @@ def _own_words(question: str) -> list[str]:
     return [w for w in re.findall(r"[\w.+-]+", question.lower()) if w not in _COMMON]
 
 
+# what a part asks of a subject ("the bug address", "who wrote"), as against what names one
+_ATTRIBUTES = {"bug", "bugs", "address", "addresses", "report", "reports", "email", "version", "versions",
+               "date", "author", "authors", "maintainer", "maintains", "licence", "license", "number",
+               "release", "released", "homepage", "website", "url", "copyright", "year", "wrote", "written",
+               "program", "command", "tool", "level", "exit", "status", "signal", "option", "flag"}
+
+
+def _asks_whole(question: str) -> bool:
+    """It asks something ("wrote") of something it names ("join"): "Who wrote join?" stands alone;
+    "what's the bug address?" names nothing, "what does Python's gzip.open use?" asks nothing."""
+    own = _own_words(question)
+    return any(w in _ATTRIBUTES for w in own) and any(w not in _ATTRIBUTES for w in own)
+
+
 def _context(first: str, second: str) -> str:
     """The first part's own words that the second lacks ("diffutils diff"): what a second part
     that names nothing is asked of."""
     have = set(re.findall(r"[\w.+-]+", second.lower()))
     words = [w for w in re.findall(r"[\w.+-]+", first) if w.lower() not in _COMMON and w.lower() not in have]
     return " ".join(dict.fromkeys(words))
+
+
+def _capital(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}"
 
 
 def _short(subject: str) -> bool:

@@ -41,13 +41,13 @@ from ..answering import prompts
 from ..folder.answers import answer_folder_question, folder_question
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
-from ..answering.origin import REFINED, Origin
+from ..answering.origin import PARTS, REFINED, Origin
 from ..answering.parts import Part, combined, parts_of
 from ..checks import CHECKS
 from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import PipelineStage
-from ..grounding.documents import ground_documents
+from ..grounding.documents import ground_documents, subject_of
 from ..grounding.verdict import SUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
@@ -103,10 +103,11 @@ class DefaultPipeline(Strategy):
         # decided by the nationality their pages' openings give (assistant/checks/nationality.py)
         nationality: bool = True
         # on a person's own files (an index of folders and files only): answer from the first
-        # search's passages with one reader call; sub-questions only for a question of several
-        # parts (each part answered from its own passages) or an unknown answer; ReFeed only for
-        # a draft its passages do not state; checks made for encyclopedic pages left out; the
-        # grounding check made for such files (assistant/grounding/documents.py)
+        # search's passages with one reader call, the memory gate only after an unknown answer;
+        # sub-questions only for a question of several parts (each part answered from its own
+        # passages); ReFeed only for a draft its passages do not state; the chain read set, the
+        # missing hop and the checks made for encyclopedic pages left out; the grounding check
+        # made for such files (assistant/grounding/documents.py)
         documents: bool = True
 
     name = "default"
@@ -163,6 +164,8 @@ class DefaultPipeline(Strategy):
         if parts:  # each part from its own passages; the reader's memory would answer one part only
             # no ReFeed after: a refinement of the joined answer rewrote it into one part's answer
             return (yield from self._parts(parts, ctx, numbers))
+        if documents:
+            return (yield from self._answer_from_files(question, ctx, numbers))
         if self.opts.self_knowledge and self.opts.memory:
             stage = self._stage(ctx, numbers, "self-knowledge", "Can the reader answer from memory? (RA-ISF)",
                                 strategy="ra-isf")
@@ -177,16 +180,37 @@ class DefaultPipeline(Strategy):
                             strategy="ra-isf")
         yield stage
         ranking = yield from self._first_hop(question, ctx, stage.step)
-        # in a person's files the judge's sense of "short support" (learned on two-page questions)
-        # does not hold: the first answer is tried, and only an unknown one looks further
-        sufficient = True if documents else self._sufficient(ranking, ctx)
+        sufficient = self._sufficient(ranking, ctx)
         answer = None
         if self.opts.hop == "never" or (self.opts.hop == "auto" and sufficient is not False):
             answer = yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
                                                 "passages", citations=ranking.kept, parent=stage.step)
         if answer is None or (self.opts.hop == "auto" and is_unknown(answer.text)):
             answer = yield from self._missing_hop(question, ctx, numbers, ranking, answer)
-        return (yield from self._check_with_feedback(question, answer, ctx, numbers, documents))
+        return (yield from self._check_with_feedback(question, answer, ctx, numbers, False))
+
+    def _answer_from_files(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
+        """A person's files first, memory last: the first search's passages answered in one reader
+        call. The memory gate would cost a call on every question to answer few (what a person's
+        files say is rarely in the reader's memory), and the judge's sense of "short support" and
+        the missing hop were learned on two-page encyclopedia questions: here only an answer the
+        passages do not hold asks the reader's memory, labelled so."""
+        stage = self._stage(ctx, numbers, "retrieve", "Look up passages in your files and let the judge rank them "
+                            "(RA-ISF)", strategy="ra-isf")
+        yield stage
+        ranking = yield from self._first_hop(question, ctx, stage.step)
+        answer = yield from generate_answer(ctx, lambda ps: prompts.from_passages(question, ps), question,
+                                            "passages", citations=ranking.kept, parent=stage.step)
+        if is_unknown(answer.text):
+            if self.opts.self_knowledge and self.opts.memory:
+                stage = self._stage(ctx, numbers, "self-knowledge", "Not in the passages read: can the reader "
+                                    "answer from memory? (RA-ISF)", strategy="ra-isf")
+                yield stage
+                known = yield from self_knowledge(question, ctx, level=0, parent=stage.step)
+                if known is not None:  # the passages read stay, so that any that back it are cited
+                    return replace(known, citations=ranking.kept)
+            return answer
+        return (yield from self._check_with_feedback(question, answer, ctx, numbers, True))
 
     def _parts(self, parts: list[Part], ctx: RunContext, numbers) -> StrategyRun:
         """Each part of the question searched, ranked and answered alone; their answers joined,
@@ -208,7 +232,7 @@ class DefaultPipeline(Strategy):
             answered.append((part, result.text))
             read = add_new(read, result.citations)
             probs.append(result.avg_prob or 0.0)
-        return Result(combined(answered), citations=read, resolved_by="parts", avg_prob=min(probs, default=0.0))
+        return Result(combined(answered), citations=read, resolved_by=PARTS, avg_prob=min(probs, default=0.0))
 
     def _check_with_feedback(self, question: str, answer: Result, ctx: RunContext, numbers,
                              documents: bool) -> StrategyRun:
@@ -216,8 +240,10 @@ class DefaultPipeline(Strategy):
         draft whose passages do not state it (a stated answer needs no second look-up)."""
         if not self.opts.refine:
             return answer
-        if documents and ground_documents(answer.text, question, answer.citations).grounding == SUPPORTED:
-            return answer
+        if documents:
+            subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
+            if ground_documents(answer.text, question, answer.citations, subject=subject).grounding == SUPPORTED:
+                return answer
         stage = self._stage(ctx, numbers, "refeed", "Check the answer against a look-up with it (ReFeed)",
                             strategy="refeed", draft=answer.text)
         yield stage
@@ -247,9 +273,10 @@ class DefaultPipeline(Strategy):
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
         if judged and passages:
             ranking = yield from judge_pool(ctx, question, passages, parent=parent)
-            if self.opts.chain:
+            documents = self.opts.documents and ctx.documents
+            if self.opts.chain and not documents:  # bridges between article titles: not a person's files
                 ranking = yield from chain_read_set(ctx, question, ranking, parent=parent)
-            if self.opts.documents and ctx.documents:
+            if documents:
                 # the judge learned its ranking on encyclopedia pages: in a person's files the plain
                 # search's best passages are read too (a manual it ranked low may hold the answer)
                 ranking = replace(ranking, kept=add_new(list(ranking.kept), passages[:SEARCH_KEPT]))
