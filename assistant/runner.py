@@ -10,6 +10,7 @@ from models.errors import AssistantError, BudgetExceeded, NoIndex
 from .grounding.citations import attribute
 from .context import Result, RunContext
 from .events.core import Answer, Event, Note, Started
+from .answering.origin import PARTS, Origin
 from .answering.quoting import answer_text
 from .strategies import make_strategy
 from .strategies.base import Strategy
@@ -79,7 +80,7 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
     text = answer_text(result.text)  # without a sources block copied from a document
-    cited = _attribution(text, result, question, strategy, ctx.documents)  # only what the answer rests on
+    cited = _attribution(text, result, question, strategy, ctx.documents, ctx.retriever)  # what the answer rests on
     yield Answer(step=ctx.step(), question=question, text=text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
@@ -87,7 +88,7 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
                  closest=cited.closest, finish=ctx.answer_finish)
 
 
-def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool):
+def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool, retriever=None):
     """The grounding check where the strategy asks for it (on a person's own files, the check made
     for them, when the strategy takes it); else word-overlap attribution. An answer written from
     the index's files brings its own (folder/answers.py)."""
@@ -98,9 +99,13 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy, d
         return attribute(text, question, result.citations)
     memory = result.resolved_by.startswith("self-knowledge")
     if documents and strategy.grounds_documents:
-        from .grounding.documents import ground_documents
+        from .grounding.documents import ground_documents, subject_of
 
-        return ground_documents(text, question, result.citations, strategy.grounding.honest, from_memory=memory)
+        subject = subject_of(question, getattr(retriever, "passages_with", None))
+        return ground_documents(text, question, result.citations, strategy.grounding.honest, from_memory=memory,
+                                subject=subject, parts=Origin.parse(result.resolved_by).source == PARTS)
+    from .grounding.pieced import label_pieced
     from .grounding.verdict import ground
 
-    return ground(text, question, result.citations, strategy.grounding, from_memory=memory)
+    checked = ground(text, question, result.citations, strategy.grounding, from_memory=memory)
+    return label_pieced(checked, question, text, result.resolved_by)

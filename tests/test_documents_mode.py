@@ -162,6 +162,9 @@ def test_a_second_part_that_names_nothing_is_asked_of_what_the_first_names():
     assert parts[1].label == "What's the bug address"  # the answer reads as the person asked
     own = parts_of("How often does watch refresh by default, and what exit status does timeout give?")
     assert own[1].question == "What exit status does timeout give?"  # it names its own subject
+    assert parts_of("Who wrote the original patch, and who wrote join?")[1].question == "Who wrote join?"
+    asks_nothing = parts_of("What level does the gzip command use, and what does gzip.open use?")
+    assert asks_nothing[1].question == "What does gzip.open use (level gzip command)?"  # what the first asks
 
 
 def test_a_question_of_several_parts_is_split_before_the_reader_answers_from_memory():
@@ -180,3 +183,108 @@ def test_the_joined_answer_of_the_parts_is_not_refined_into_one_part():
     events, reader = run("What are the bug addresses for bash and for GNU ed?", answers)
     answer = events[-1]
     assert answer.resolved_by == "parts" and "For bash: bug-bash@gnu.org." in answer.text
+
+
+def test_the_files_are_read_before_the_readers_memory_is_asked():
+    """One-fact questions cost one reader call: the memory gate is not asked first."""
+    question = "Where do I report bugs in GNU ed?"
+    judge = FakeJudge(knows=lambda q: True)  # it would answer from memory, if asked first
+    ctx = make_context(reader=by_question({question: "bug-ed@gnu.org"}), judge=judge,
+                       retriever=WordsRetriever(FILES), pool=4, max_passages=3, min_passages=1)
+    answer = list(run_question(question, "default", ctx))[-1]
+    assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
+    assert ("knows", question) not in judge.calls and answer.counts["reader_calls"] == 1
+
+
+def test_an_answer_not_in_the_files_asks_memory_last_and_says_so():
+    question = "Who created GNU tar?"
+    judge = FakeJudge(knows=lambda q: True)
+    reader = FakeReader(lambda prompt: "unknown" if "[1] title:" in prompt else "John Gilmore")
+    ctx = make_context(reader=reader, judge=judge, retriever=WordsRetriever(FILES), pool=4, max_passages=3,
+                       min_passages=1)
+    events = list(run_question(question, "default", ctx))
+    answer = events[-1]
+    assert ("knows", question) in judge.calls
+    assert "Gilmore" in answer.text and answer.grounding == "from memory"
+    assert not any(isinstance(e, SubQuestion) for e in events)  # no missing hop in a person's files
+
+
+def test_the_chain_read_set_is_not_picked_in_a_persons_files(monkeypatch):
+    """Bridges between article titles mean nothing in a person's files; on a dataset it is picked."""
+    import assistant.strategies.default as default
+    picked = []
+
+    def chain(ctx, question, ranking, parent=None):
+        picked.append(question)
+        return ranking
+        yield
+
+    monkeypatch.setattr(default, "chain_read_set", chain)
+    question = "Where do I report bugs in GNU ed?"
+    for documents in (True, False):
+        retriever = WordsRetriever(FILES)
+        retriever.holds_documents = documents
+        ctx = make_context(reader=by_question({question: "bug-ed@gnu.org"}), judge=FakeJudge(), retriever=retriever,
+                           pool=4, max_passages=1, min_passages=1)
+        ctx.relevance = TarFirst()
+        list(run_question(question, "default:chain=true", ctx))
+    assert picked == [question]  # the dataset's run only
+
+
+def test_more_shapes_of_a_question_of_two_parts():
+    cases = {
+        "What are bc's largest output base and largest input base?":
+            ["What is bc's largest output base?", "What is bc's largest input base?"],
+        "For the gzip command: default compression level, and the address for bug reports?":
+            ["For the gzip command: default compression level?", "For the gzip command: the address for bug reports?"],
+        "What signal do kill and timeout each send by default?":
+            ["What signal does kill send by default?", "What signal does timeout send by default?"],
+        "What version number and date does the zpipe.c example carry?":
+            ["What version number does the zpipe.c example carry?", "What date does the zpipe.c example carry?"],
+        "Which versions of unzip and of openssl do my manuals describe?":
+            ["Which versions of unzip do my manuals describe?", "Which versions of openssl do my manuals describe?"],
+    }
+    for question, expected in cases.items():
+        assert [p.question for p in parts_of(question)] == expected, question
+    for whole in ("Which RFC do the Base16, Base32 and Base64 encodings in my base64 notes come from?",
+                  "What is the difference between tar and cpio?", "Who directed the film and the play?"):
+        assert parts_of(whole) == [], whole
+
+
+def test_an_answer_from_a_file_about_another_program_is_not_supported(tmp_path):
+    """"GNU awk" has no manual here: join's page holds "bug", "report", "address" and "GNU" (most
+    of the question's words) but not "awk", the word the person's own files hold least."""
+    from helpers.hash_embedder import HashEmbedder, write
+    from assistant.grounding.documents import subject_of
+    from assistant.retrieval.retriever import HybridRetriever
+    from index_builder.folder import index_folder
+    from index_builder.store import IndexStore
+
+    docs = tmp_path / "docs"
+    write(docs, "join.txt", "GNU join joins lines of two files. Report bugs to bug-coreutils@gnu.org; report "
+                            "translation bugs to https://translationproject.org/team/ for GNU programs.")
+    write(docs, "sed.txt", "GNU sed is a stream editor; like awk it reads its input line by line. Report bugs "
+                           "to bug-sed@gnu.org, with the address of the GNU project.")
+    for name in ("tar", "grep", "gzip"):
+        write(docs, f"{name}.txt", f"GNU {name}: report bugs to the bug-{name}@gnu.org address.")
+    store = IndexStore.open_or_create(tmp_path / "index", HashEmbedder.model_id, HashEmbedder.dim)
+    index_folder(store, HashEmbedder(), docs)
+    retriever = HybridRetriever(store, HashEmbedder())
+    assert retriever.passages_with("awk") == 1 and retriever.passages_with("bug") == 5
+    question = "What's the bug-report address for GNU awk?"
+    assert subject_of(question, retriever.passages_with) == {"awk"}
+    join = Passage(id="join", text="GNU join joins lines of two files. Report bugs to bug-coreutils@gnu.org; report "
+                   "translation bugs to https://translationproject.org/team/ for GNU programs.", path="join.txt")
+    answer = "https://translationproject.org/team/"
+    assert ground_documents(answer, question, [join]).grounding == "supported"  # without the subject
+    assert ground_documents(answer, question, [join], subject=frozenset({"awk"})).grounding == "not in your documents"
+
+
+def test_a_manual_named_by_the_question_is_about_it_however_it_is_worded():
+    watch = Passage(id="watch", text="-n, --interval seconds: Specify update interval. By default the program "
+                    "is run every 2 seconds.", path="manuals/watch.txt")
+    question = "How often does watch rerun its command unless I say otherwise?"  # few of its words there
+    checked = ground_documents("2 seconds", question, [watch], subject=frozenset({"say"}))
+    assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["watch"]
+    other = Passage(id="other", text=watch.text, path="manuals/timer.txt")
+    assert ground_documents("2 seconds", question, [other]).grounding == "not in your documents"

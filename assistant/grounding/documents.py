@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Sequence
+from pathlib import PurePosixPath
+from typing import Callable, Sequence
 
 from ..events.core import Passage
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
@@ -65,13 +66,20 @@ def _stating(sentence: str, question: str, texts, token_sets, raw, min_keys: int
 def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: int) -> list[int]:
     """The passages stating the sentence: of those that write all its addresses, versions and
     numbers (when it has some) the one holding most of the question's words, else those holding
-    its own words (citations.supporting_passages)."""
+    its own words (citations.supporting_passages). A short answer whose words the question already
+    holds (".venv" for "What folder name does the venv tutorial suggest?") is looked for as written."""
     written = atoms(sentence)
+    as_written = not written and not key_tokens(sentence, question) and len(sentence.split()) <= 3
+    if as_written:
+        written = [sentence.strip().rstrip(".").lower()]
     if written:
         holders = [i for i, text in enumerate(raw) if all(writes(text, a) for a in written)]
         if holders:
-            asked = question_words(question)
-            best = max(holders, key=lambda i: (len(asked & token_sets[i]), -i))
+            # the sentence's own words first ("For timeout: TERM." from timeout's page), then the question's
+            own, asked = {stem(w) for w in text_for_matching(sentence).split()} - STOPWORDS, question_words(question)
+            best = max(holders, key=lambda i: (len(own & token_sets[i]), len(asked & token_sets[i]), -i))
+            if as_written:
+                return [best]
             return [best] if supporting_passages(sentence, question, [texts[best]], [token_sets[best]], 1) else []
     found = supporting_passages(sentence, question, texts, token_sets, min_keys)
     return found if states_atoms(sentence, [raw[i] for i in found]) else []
@@ -86,34 +94,78 @@ def question_words(question: str) -> set[str]:
     return {stem(w) for w in text_for_matching(question).split() if w not in STOPWORDS}
 
 
-def about_the_question(question: str, cited_token_sets: Sequence[set[str]]) -> bool:
+def file_name_words(passage: Passage) -> set[str]:
+    """The words of the passage's file name, without its folders and extension ("gzip" of
+    manuals/gzip.txt, "users", "groups" of users-and-groups.html)."""
+    name = PurePosixPath(passage.path.replace("\\", "/")).stem if passage.path else ""
+    return {stem(w) for w in text_for_matching(name.replace("_", " ").replace("-", " ")).split()} - STOPWORDS
+
+
+def about_the_question(question: str, cited: Sequence[Passage], cited_token_sets: Sequence[set[str]],
+                       subject: frozenset[str] = frozenset()) -> bool:
+    """A cited file is named by the question ("gzip" for manuals/gzip.txt: its manual is about it,
+    however the question is worded); else the cited passages hold most of the question's words,
+    and its subject (`subject_of`) when known."""
     asked = question_words(question)
-    if not asked:
+    if not asked or any(asked & file_name_words(p) for p in cited):
         return True
     held = set().union(*cited_token_sets) if cited_token_sets else set()
+    if subject and not subject & held:
+        return False
     return len(asked & held) / len(asked) >= ABOUT_THE_QUESTION
 
 
+def subject_of(question: str, passages_with: Callable[[str], int] | None) -> frozenset[str]:
+    """The question's words that the fewest passages of the person's index hold (and some do):
+    what it is most specifically about ("awk" in "the bug-report address for GNU awk", where "bug",
+    "report" and "GNU" stand in many manuals). A word no passage holds is the question's own
+    wording, not a subject the files could name. Empty without counts (no index to ask)."""
+    if passages_with is None:
+        return frozenset()
+    words = dict.fromkeys(w for w in text_for_matching(question).split() if w not in STOPWORDS and len(w) > 1)
+    counts = {w: passages_with(w) for w in words}
+    held = {w: n for w, n in counts.items() if n > 0}
+    if not held:
+        return frozenset()
+    fewest = min(held.values())
+    return frozenset(stem(w) for w, n in held.items() if n == fewest)
+
+
+# a question that asks for an address: an answer with none ("Paul Smith" for GNU make's bug
+# address) does not state what was asked, whatever passage holds its words
+_ASKS_ADDRESS = re.compile(r"\b(?:e-?mail|address|url|web\s?site|home\s?page)\b", re.I)
+
+
+def answers_the_kind_asked(question: str, answer: str) -> bool:
+    return not _ASKS_ADDRESS.search(question) or bool(atoms(answer))
+
+
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
-                     from_memory: bool = False) -> Attribution:
+                     from_memory: bool = False, subject: frozenset[str] = frozenset(),
+                     parts: bool = False) -> Attribution:
+    """parts: the answer joins the answers to the question's parts, a sentence each
+    ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone."""
     given = list(given)
     if from_memory:
-        checked = ground_documents(answer, question, given, honest) if given else None
+        checked = ground_documents(answer, question, given, honest, subject=subject) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
     texts = [passage_words(p) for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
-    parts = sentences(answer) or [answer]
     raw = [f"{p.path} {p.title} {p.text}".lower() for p in given]
     # in a longer answer a sentence with one word of its own leans on the one before, unless that
-    # word is an address, version or number (a part's answer: "For bash: bug-bash@gnu.org.")
-    found = [_stating(s, question, texts, token_sets, raw, 1 if len(parts) == 1 or atoms(s) else 2) for s in parts]
+    # word is an address, version or number, or the sentence answers a part ("For kill: TERM.")
+    said = sentences(answer) or [answer]
+    found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
+             for s in said]
     # a short sentence with no word of its own beside a stated one ("She is the lead.") needs none
-    stated = [bool(f) or (len(parts) > 1 and not key_tokens(s, question)) for s, f in zip(parts, found)]
+    stated = [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
     cited_ids = list(dict.fromkeys(i for f in found for i in f))
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
-              and about_the_question(question, [token_sets[i] for i in cited_ids]))
+              and (parts or answers_the_kind_asked(question, answer))
+              and about_the_question(question, [given[i] for i in cited_ids], [token_sets[i] for i in cited_ids],
+                                     subject))
     if not backed:
         return not_in_documents(answer, given, honest)
-    return cite_sentences(parts, found, given, SUPPORTED)
+    return cite_sentences(said, found, given, SUPPORTED)

@@ -124,6 +124,11 @@ class HybridRetriever:
             query = query.where(self.where, prefilter=True)
         return query.limit(n).select(columns + ["_score"]).to_list()
 
+    def passages_with(self, word: str, cap: int = 50) -> int:
+        """How many passages hold the word, counted up to `cap`: how rare it is in these files."""
+        with self.store.errors():
+            return len(self.by_text(word, cap, ["id"]))
+
     def search(self, query: str, k: int) -> list[Passage]:
         n = max(k, self.candidates)
         vector = self.embedder.encode([query])[0]
