@@ -19,7 +19,7 @@ def status(screen):
     return str(screen.query_one("#index-status", Static).render())
 
 
-async def wait_until(pilot, condition, tries=100):
+async def wait_until(pilot, condition, tries=600):  # 30 s: a loaded 2-core machine runs the app slowly
     for _ in range(tries):
         if condition():
             return True
