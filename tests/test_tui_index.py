@@ -31,10 +31,9 @@ async def test_add_a_folder_with_progress_then_reindex_and_remove(tmp_path):
         screen.query_one("#folder", Input).value = str(folder)
         await pilot.press("enter")
         bar = screen.query_one("#index-progress", ProgressBar)
-        # the embedder is held: the bar shows the files walked so far while the batch waits (their
-        # text may already be searchable: full text is written before the vectors)
+        # the embedder is held: the bar shows the files walked so far while the batch waits
         assert await wait_until(pilot, lambda: bar.total == 4 and bar.progress >= 1)
-        assert bar.display and "/4 files · " in status(screen) and screen.busy
+        assert bar.display and "/4 files · 0 passages" in status(screen) and screen.busy
         gate.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
