@@ -71,7 +71,7 @@ def parts_of(question: str) -> list[Part]:
         return [Part(f"{m['wh']} {thing} {m['rest']}?", _capital(thing)) for thing in (m["a"], m["b"])]
     if (m := _TWO_QUESTIONS.match(text)):
         first, second = m["a"].rstrip(" ,?"), m["b"].rstrip(" ,?")
-        labels = [f"{q[:1].upper()}{q[1:]}" for q in (first, second)]
+        labels = [_capital(q) for q in (first, second)]
         if _PRONOUN.search(labels[1]):
             alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
         elif not _asks_whole(second) and len(_own_words(second)) <= 3 and (context := _context(first, second)):

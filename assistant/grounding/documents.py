@@ -76,7 +76,7 @@ def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: i
         holders = [i for i, text in enumerate(raw) if all(writes(text, a) for a in written)]
         if holders:
             # the sentence's own words first ("For timeout: TERM." from timeout's page), then the question's
-            own, asked = {stem(w) for w in text_for_matching(sentence).split()} - STOPWORDS, question_words(question)
+            own, asked = content_words(sentence), content_words(question)
             best = max(holders, key=lambda i: (len(own & token_sets[i]), len(asked & token_sets[i]), -i))
             if as_written:
                 return [best]
@@ -90,8 +90,9 @@ def passage_words(passage: Passage) -> str:
     return text_for_matching(f"{where} {passage.title} {passage.section} {passage.text}")
 
 
-def question_words(question: str) -> set[str]:
-    return {stem(w) for w in text_for_matching(question).split() if w not in STOPWORDS}
+def content_words(text: str) -> set[str]:
+    """The text's words, stemmed as passages are, stop words left out."""
+    return {stem(w) for w in text_for_matching(text).split() if w not in STOPWORDS}
 
 
 def file_name_words(passage: Passage) -> set[str]:
@@ -106,7 +107,7 @@ def about_the_question(question: str, cited: Sequence[Passage], cited_token_sets
     """A cited file is named by the question ("gzip" for manuals/gzip.txt: its manual is about it,
     however the question is worded); else the cited passages hold most of the question's words,
     and its subject (`subject_of`) when known."""
-    asked = question_words(question)
+    asked = content_words(question)
     if not asked or any(asked & file_name_words(p) for p in cited):
         return True
     held = set().union(*cited_token_sets) if cited_token_sets else set()

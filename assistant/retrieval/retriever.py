@@ -101,6 +101,7 @@ class HybridRetriever:
         within = f"source IN ({quote(sources)})" if sources is not None else None  # one collection's sources
         self.holds_documents = holds_documents(store.meta.get("sources") or {}, sources)
         self.where = " AND ".join(f"({c})" for c in (keep_out, within) if c) or None  # one filter, built once
+        self._word_counts: dict[tuple[str, int], int] = {}  # passages_with
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS, row_ids: bool = False) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
@@ -125,9 +126,15 @@ class HybridRetriever:
         return query.limit(n).select(columns + ["_score"]).to_list()
 
     def passages_with(self, word: str, cap: int = 50) -> int:
-        """How many passages hold the word, counted up to `cap`: how rare it is in these files."""
-        with self.store.errors():
-            return len(self.by_text(word, cap, ["id"]))
+        """How many passages hold the word, counted up to `cap`: how rare it is in these files.
+        Counted once per retriever, which reads the index as it was when opened (ask, chat, serve
+        and the app open one per question): the default's ReFeed decision and the runner's label
+        both ask."""
+        key = (word, cap)
+        if key not in self._word_counts:
+            with self.store.errors():
+                self._word_counts[key] = len(self.by_text(word, cap, ["id"]))
+        return self._word_counts[key]
 
     def search(self, query: str, k: int) -> list[Passage]:
         n = max(k, self.candidates)

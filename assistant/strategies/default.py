@@ -132,6 +132,10 @@ class DefaultPipeline(Strategy):
         return GroundingRule(self.opts.honest, self.opts.encoder, self.opts.coverage / 100, self.opts.names / 100,
                              self.opts.rarity, self.opts.repeats, self.opts.compare)
 
+    def _on_files(self, ctx: RunContext) -> bool:
+        """Whether documents mode applies: the option is on and every source searched is a person's files."""
+        return self.opts.documents and ctx.documents
+
     @staticmethod
     def _stage(ctx: RunContext, numbers, module: str, summary: str, **fields) -> PipelineStage:
         """A stage step: numbered in the order shown (the hop's stages only when it runs)."""
@@ -139,7 +143,7 @@ class DefaultPipeline(Strategy):
 
     def run(self, question: str, ctx: RunContext) -> StrategyRun:
         numbers = itertools.count(1)
-        documents = self.opts.documents and ctx.documents
+        documents = self._on_files(ctx)
         asked = folder_question(question) if documents else None
         if asked is not None:  # "which of my files mention X?": from the index's files, not five passages
             stage = self._stage(ctx, numbers, "folder", "Answer from what the index knows of your files")
@@ -159,7 +163,7 @@ class DefaultPipeline(Strategy):
         return answer
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
-        documents = self.opts.documents and ctx.documents
+        documents = self._on_files(ctx)
         parts = parts_of(question) if documents else []
         if parts:  # each part from its own passages; the reader's memory would answer one part only
             # no ReFeed after: a refinement of the joined answer rewrote it into one part's answer
@@ -273,7 +277,7 @@ class DefaultPipeline(Strategy):
         passages = yield from ctx.retrieve(question, k=ctx.settings.pool if judged else None, parent=parent)
         if judged and passages:
             ranking = yield from judge_pool(ctx, question, passages, parent=parent)
-            documents = self.opts.documents and ctx.documents
+            documents = self._on_files(ctx)
             if self.opts.chain and not documents:  # bridges between article titles: not a person's files
                 ranking = yield from chain_read_set(ctx, question, ranking, parent=parent)
             if documents:
