@@ -4,9 +4,9 @@ An index of model2vec vectors (recorded, or said by its model id) keeps model2ve
 are of another kind. Otherwise torch where a GPU can run it (CUDA with a CUDA build of torch, or
 Apple's MPS: the GPU path); on a CPU the backend the index was built with, else torch. The int8
 ONNX export is two to three times torch's speed on a CPU with the same pool recall, but its first
-read sets differ from torch's on a third of the report questions, and the default's EM with it was
-2 points under torch's on HotpotQA (equal on MuSiQue; EVALUATION.md, issue 53): not the CPU default
-until that gap is settled. torch and onnx give the same model's vectors (to a
+read sets differ from torch's on a third of the report questions, and the default's answers with
+it fell short of torch's on one report set by more than the bar (EVALUATION.md, issue 53): not the
+CPU default until that gap is settled. torch and onnx give the same model's vectors (to a
 cosine of ~0.99, one index identity), so an index built with one is searched and updated with
 the other; `index add` says so in one line (`backend_note`). Decided without importing torch:
 the index's metadata file and a few file checks.

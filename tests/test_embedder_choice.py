@@ -1,5 +1,5 @@
-"""The default embedder (issue 53): "auto" is torch on a CPU (onnx's EM fell 2 points short on
-HotpotQA; an index built with onnx keeps it), model2vec for an index of model2vec vectors; a new index records what built it, `index add` with the other
+"""The default embedder (issue 53): "auto" is torch on a CPU (onnx's answers fell short of the bar;
+an index built with onnx keeps it), model2vec for an index of model2vec vectors; a new index records what built it, `index add` with the other
 transformer backend says so in one line; the onnx backend's passages are encoded by onnxruntime
 alone, with the vectors sentence-transformers gives for the same export."""
 from __future__ import annotations

@@ -4,10 +4,9 @@ The grounding check says an answer is supported when each sentence has passages 
 two kinds of answer that says less than it seems: a pick between what the question names ("Who is
 older, A or B?", a bare yes or no), whose pages give each option's facts but none says which wins;
 and the last hop of a chain the reader worked out through sub-questions, whose page states the
-answer's words about an entity the reader chose on the way. On the recorded report-set runs those
-answers were right about half as often as the answers a passage states (EVALUATION.md, "What
-'supported' means"). They keep their citations; the label and the line before the answer say in
-plain words what was found: the pages, not the answer.
+answer's words about an entity the reader chose on the way: "supported" would vouch for a step
+no page takes (EVALUATION.md, "What 'supported' means"). They keep their citations; the label and
+the line before the answer say in plain words what was found: the pages, not the answer.
 """
 from __future__ import annotations
 
