@@ -31,9 +31,10 @@ async def test_add_a_folder_with_progress_then_reindex_and_remove(tmp_path):
         screen.query_one("#folder", Input).value = str(folder)
         await pilot.press("enter")
         bar = screen.query_one("#index-progress", ProgressBar)
-        # the embedder is held: the bar shows the files walked so far while the batch waits
-        assert await wait_until(pilot, lambda: bar.total == 4 and bar.progress >= 1)
-        assert bar.display and "/4 files · 0 passages" in status(screen) and screen.busy
+        # the text is written first (searchable at once); the held embedder keeps the run in its
+        # embedding phase, where the bar counts passages given their vector
+        assert await wait_until(pilot, lambda: "embedding 0/4 passages" in status(screen))
+        assert bar.display and bar.total == 4 and bar.progress == 0 and screen.busy
         gate.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -64,7 +65,7 @@ async def test_cancel_indexing_keeps_the_committed_batch(tmp_path):
         screen = app.screen
         screen.query_one("#folder", Input).value = str(folder)
         await pilot.press("enter")
-        assert await wait_until(pilot, lambda: "/3 files" in status(screen))
+        assert await wait_until(pilot, lambda: "embedding 0/3 passages" in status(screen))
         await pilot.press("escape")  # stop, not back: the screen stays
         assert await wait_until(pilot, lambda: "Stopping" in status(screen)) and app.screen is screen
         gate.set()
