@@ -93,7 +93,7 @@ class IndexStore(DocumentRows, SourceLifecycle, IndexUpkeep, PendingVectors, Sta
 
     @classmethod
     def open_or_create(cls, path: Path, embedding_model: str, dim: int, backend: str | None = None) -> "IndexStore":
-        """`backend` (torch, onnx, model2vec) is recorded in a new index: what it was built with."""
+        """`backend` (torch, onnx, onnx-int8, model2vec) is recorded in a new index: what it was built with."""
         path = Path(path)
         if not (path / META_FILE).is_file():
             # Under the write lock: two first runs at once must not both create the tables.

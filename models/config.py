@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal, get_args
 
-from platformdirs import user_config_dir, user_data_dir
+from platformdirs import user_cache_dir, user_config_dir, user_data_dir
 
 from models.errors import ConfigError
 
@@ -27,14 +27,15 @@ APP_NAME = "offline-assistant"
 JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader or an ONNX T5
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
-# How passages become vectors: the bundled MiniLM run by torch, as int8 ONNX (the same vectors within
-# a cosine of 0.99, several times faster on a CPU, the same pool recall: EVALUATION.md), or a static
-# model2vec table distilled from it (many times faster, lower retrieval quality; its own kind of
-# vector: another index identity). "auto" (the setting's default, models/embedder_choice.py): the
+# How passages become vectors: the bundled MiniLM run by torch; as an ONNX export run by onnxruntime
+# (`onnx`: the same vectors to a cosine of 1.0000, about twice torch's speed on a CPU, loaded without
+# torch; `onnx-int8`: quantised, faster again, the same vectors only to a cosine of ~0.99); or a
+# static model2vec table distilled from it (many times faster, lower retrieval quality; its own kind
+# of vector: another index identity). "auto" (the setting's default, models/embedder_choice.py): the
 # backend the index was built with, else torch where a GPU can run it, else onnx.
-EmbedderBackend = Literal["torch", "onnx", "model2vec"]
+EmbedderBackend = Literal["torch", "onnx", "onnx-int8", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
-EmbedderBackendSetting = Literal["auto", "torch", "onnx", "model2vec"]
+EmbedderBackendSetting = Literal["auto", "torch", "onnx", "onnx-int8", "model2vec"]
 EMBEDDER_BACKEND_CHOICES: tuple[str, ...] = get_args(EmbedderBackendSetting)
 # Where the transformer embedder runs: auto = a GPU when torch sees one (CUDA, or Apple's MPS), else
 # the CPU. A question is always encoded on the CPU (numpy: one short text, no torch import).
@@ -50,6 +51,12 @@ def either(choices: tuple[str, ...]) -> str:
 
 def default_data_dir() -> Path:
     return Path(os.environ.get("ASSISTANT_DATA_DIR") or user_data_dir(APP_NAME))
+
+
+def default_cache_dir() -> Path:
+    """What is made from the installed models and can be made again (the ONNX exports): one
+    place for every data dir, so a second collection or a test's own data dir exports nothing."""
+    return Path(os.environ.get("ASSISTANT_CACHE_DIR") or user_cache_dir(APP_NAME))
 
 
 @dataclass(frozen=True)

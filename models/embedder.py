@@ -1,19 +1,15 @@
 """Sentence embeddings, loaded from a local folder, offline: sentence-transformers for passages, numpy for one question."""
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
-import platform
-import shutil
 from pathlib import Path
-import warnings
 from typing import Sequence
 
 import numpy as np
 
 from models import query_encoder
 from models.errors import ModelError
+from models.onnx_export import onnx_model, reason_line
 
 from models.config import EMBEDDER_BACKENDS as BACKENDS, EMBEDDER_DEVICES as DEVICES
 GPU_BATCH = 256
@@ -35,14 +31,14 @@ class Embedder:
 
     backend "torch" runs the model as it is (the default on a GPU), and a single question in numpy
     (no torch import: see models/query_encoder.py); "onnx" (the default on a CPU: models/
-    embedder_choice.py) uses an int8-quantised ONNX export run by onnxruntime on every core
-    (several times torch's speed on a CPU, the same pool recall: EVALUATION.md "Indexing speed"),
-    passages and questions through onnxruntime alone (models/onnx_passages.py, no torch import;
-    sentence-transformers' ONNX backend only for a GPU or an export without a tokenizer). The
-    model folder may already hold an export (onnx/model_q*.onnx); otherwise it is exported once,
-    on first use, into `onnx_cache` (default <data dir>/models; one under the default data dir
-    serves any), because the bundled model folder lives inside the installation and should stay
-    as installed.
+    embedder_choice.py) runs an fp32 ONNX export with onnxruntime's fusions (the same vectors, about
+    twice torch's speed on a CPU), "onnx-int8" a quantised one (faster again, vectors to a cosine
+    of ~0.99): models/onnx_export.py. Both encode passages and questions through onnxruntime alone
+    (models/onnx_passages.py, no torch import; sentence-transformers' ONNX backend only for a GPU
+    or an export without a tokenizer). The model folder may already hold an export (onnx/); otherwise
+    it is exported once, on first use, into `onnx_cache` (default <data dir>/models; one under the
+    default data dir serves any), because the bundled model folder lives inside the installation
+    and should stay as installed.
 
     device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """
@@ -57,6 +53,7 @@ class Embedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         self.path = Path(path)
         self.backend = backend
+        self.onnx, self.int8 = backend in ("onnx", "onnx-int8"), backend == "onnx-int8"
         self.batch_size = batch_size
         self.device_setting = device  # resolved when passages are first encoded (that imports torch)
         self.device = None
@@ -64,24 +61,30 @@ class Embedder:
         self.onnx_cache = onnx_cache
         self._model = None
         self._passages = None  # the onnx backend's passage encoder (models/onnx_passages.py), on load()
-        self._onnx_files = None  # (model file, tokenizer file) of the int8 export, when it has a tokenizer
+        self._onnx_files = None  # (model file, tokenizer file) of the ONNX export, when it has a tokenizer
         # A question is encoded in numpy (no torch import: most of a cold ask) when the folder allows
         # it; sentence-transformers loads on the first batch of passages.
         self.questions = None
-        if backend == "torch" and query_encoder.supported(self.path):
+        if not query_encoder.supported(self.path):
+            self.dim = int(self.model.get_embedding_dimension())
+        elif self.int8:  # int8 questions for int8 passages: through the same export
+            self._onnx_files = self._export_files()
+            if self._onnx_files is None:
+                self.dim = int(self.model.get_embedding_dimension())
+            else:
+                self.questions = query_encoder.OnnxQueryEncoder(self.path, *self._onnx_files)
+                self.dim = self.questions.dim
+        else:  # torch and fp32 onnx give the same vectors: numpy's, exact, with no export needed to ask
             self.questions = query_encoder.QueryEncoder(self.path)
             self.dim = self.questions.dim
-        elif backend == "onnx" and query_encoder.supported(self.path):
-            folder, file_name = onnx_model(self.path, onnx_cache)  # exported once (that loads torch once)
-            if (folder / query_encoder.TOKENIZER).is_file():
-                self._onnx_files = (folder / file_name, folder / query_encoder.TOKENIZER)
-                self.questions = query_encoder.OnnxQueryEncoder(self.path, folder / file_name,
-                                                                folder / query_encoder.TOKENIZER)
-                self.dim = self.questions.dim
-            else:
-                self.dim = int(self.model.get_embedding_dimension())
-        else:
-            self.dim = int(self.model.get_embedding_dimension())
+
+    def _export_files(self) -> tuple[Path, Path] | None:
+        """(model file, tokenizer file) of the backend's ONNX export, exported once when missing
+        (that loads torch once); None when the export has no tokenizer of its own."""
+        folder, file_name = onnx_model(self.path, self.onnx_cache, self.int8)
+        if not (folder / query_encoder.TOKENIZER).is_file():
+            return None
+        return folder / file_name, folder / query_encoder.TOKENIZER
 
     @property
     def model(self):
@@ -93,13 +96,16 @@ class Embedder:
     def load(self) -> None:
         """Load what encodes passages now (the indexer's "loading" phase), not in the first batch:
         for the onnx backend onnxruntime alone (no torch import), else sentence-transformers."""
-        if self._onnx_files is not None and passage_device(self.device_setting, self.backend) == "cpu":
-            if self._passages is None:
+        if self.onnx and passage_device(self.device_setting, self.backend) == "cpu":
+            if self._onnx_files is None:
+                self._onnx_files = self._export_files()
+            if self._onnx_files is not None and self._passages is None:
                 from models.onnx_passages import OnnxPassageEncoder
 
                 self._passages = OnnxPassageEncoder(self.path, *self._onnx_files, threads=cores())
                 self.device = "cpu"
-            return
+            if self._passages is not None:
+                return
         _ = self.model
 
     def _load(self):
@@ -111,8 +117,8 @@ class Embedder:
                 self.batch_size = max(self.batch_size, GPU_BATCH)
             kwargs = {"device": self.device, "local_files_only": True}
             folder = self.path
-            if self.backend == "onnx":
-                folder, file_name = onnx_model(self.path, self.onnx_cache)
+            if self.onnx:
+                folder, file_name = onnx_model(self.path, self.onnx_cache, self.int8)
                 kwargs.update(backend="onnx", model_kwargs={"file_name": file_name,
                                                             "session_options": _session_options()})
             return SentenceTransformer(str(folder), **kwargs)
@@ -138,7 +144,7 @@ class Embedder:
         if self.questions is not None and self._model is None and len(texts) == 1 \
                 and len(texts[0]) <= QUESTION_CHARS:
             return self.questions.encode(texts)
-        if self._onnx_files is not None and self._model is None:
+        if self.onnx and self._model is None:
             self.load()
             if self._passages is not None:
                 return self._passages.encode(texts)
@@ -184,88 +190,3 @@ def _session_options():
     options.intra_op_num_threads = cores()
     options.inter_op_num_threads = 1
     return options
-
-
-def _quantized_file(folder: Path) -> str | None:
-    onnx = folder / "onnx"
-    found = sorted(onnx.glob("model_q*.onnx")) if onnx.is_dir() else []
-    return f"onnx/{found[0].name}" if found else None
-
-
-def _quantization_config() -> str:
-    """The int8 kernel family this CPU runs best (all of them run on any x86-64 CPU)."""
-    if platform.machine().lower() in ("arm64", "aarch64"):
-        return "arm64"
-    try:
-        flags = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        flags = ""
-    return "avx512_vnni" if "avx512_vnni" in flags else "avx2"
-
-
-def onnx_model(path: Path, cache: Path | None = None) -> tuple[Path, str]:
-    """(folder, file name) of the int8 ONNX model of `path`, exporting it once when missing."""
-    found = _quantized_file(path)
-    if found:
-        return path, found
-    from models.config import default_data_dir
-
-    shared = default_data_dir() / "models"
-    cache = Path(cache) if cache is not None else shared
-    for where in dict.fromkeys([cache, shared]):  # an export made under the default data dir serves any
-        found = _quantized_file(where / f"{path.name}-onnx-int8")
-        if found:
-            return where / f"{path.name}-onnx-int8", found
-    folder = cache / f"{path.name}-onnx-int8"
-    _export_int8(path, folder)
-    return folder, _quantized_file(folder)
-
-
-def reason_line(exc: Exception, limit: int = 300) -> str:
-    """A library's message as one short line: its first line, or only its first sentence when
-    that runs on (transformers' "Unrecognized model" lists every model type it knows: 5 KB)."""
-    line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    if len(line) > limit:
-        sentence = line.split(". ")[0]
-        line = sentence if len(sentence) <= limit else sentence[:limit] + "..."
-    return line
-
-
-@contextlib.contextmanager
-def _quiet():
-    loggers = [logging.getLogger(name) for name in ("sentence_transformers", "transformers", "optimum")]
-    levels = [logger.level for logger in loggers]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for logger in loggers:
-            logger.setLevel(logging.ERROR)
-        try:
-            yield
-        finally:
-            for logger, level in zip(loggers, levels):
-                logger.setLevel(level)
-
-
-def _export_int8(path: Path, folder: Path) -> None:
-    """ONNX export, then dynamic int8 quantisation; written beside and renamed, so an
-    interrupted export never leaves a half-written model behind."""
-    from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
-
-    tmp = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        with _quiet():  # the exporter's advice ("save it into the model folder") is not for users
-            model = SentenceTransformer(str(path), device="cpu", backend="onnx", local_files_only=True)
-            model.save(str(tmp))
-            export_dynamic_quantized_onnx_model(model, _quantization_config(), str(tmp))
-        (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # the fp32 export: 4x the size, unused
-        if _quantized_file(tmp) is None:
-            raise ModelError(f"int8 ONNX export of {path} wrote no model file")
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
-    except ModelError:
-        raise
-    except Exception as exc:
-        raise ModelError(f"cannot export {path} to int8 ONNX into {folder}: {reason_line(exc)}") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)

@@ -2,13 +2,14 @@
 
 An index of model2vec vectors (recorded, or said by its model id) keeps model2vec: its vectors
 are of another kind. Otherwise torch where a GPU can run it (CUDA with a CUDA build of torch, or
-Apple's MPS: the GPU path); on a CPU the backend the index was built with, else torch. The int8
-ONNX export is two to three times torch's speed on a CPU with the same pool recall, but its first
-read sets differ from torch's on a third of the report questions, and the default's answers with
-it fell short of torch's on one report set by more than the bar (EVALUATION.md, issue 53): not the
-CPU default until that gap is settled. torch and onnx give the same model's vectors (to a
-cosine of ~0.99, one index identity), so an index built with one is searched and updated with
-the other; `index add` says so in one line (`backend_note`). Decided without importing torch:
+Apple's MPS: the GPU path); on a CPU onnx, or onnx-int8 for an index built with it: the fp32 ONNX
+export gives torch's vectors (cosine 1.0000) at about twice its speed, loaded without torch
+(EVALUATION.md, issue 53), so an index built with torch is updated with onnx on a CPU. The int8 export (`onnx-int8`) is faster again, but its vectors move
+enough to change a third of the first read sets on the report questions, and the default's
+answers with it fell short of torch's on HotpotQA: an option, not the default. All three give the
+same model's vectors (one index identity), so an index built with one is searched and updated
+with another; where int8 vectors meet exact ones `index add` says so in one line (`backend_note`).
+Decided without importing torch:
 the index's metadata file and a few file checks.
 """
 from __future__ import annotations
@@ -22,8 +23,8 @@ from pathlib import Path
 from models.config import Settings
 
 INDEX_META = "assistant-index.json"  # index_builder.store_tables.META_FILE (models sits below the index)
-CPU_DEFAULT, GPU_DEFAULT = "torch", "torch"
-FASTER_ON_CPU = "onnx"  # the CPU default in waiting (see the module docstring)
+CPU_DEFAULT, GPU_DEFAULT = "onnx", "torch"
+TRANSFORMER_BACKENDS = ("torch", "onnx", "onnx-int8")  # the same model's vectors, one index identity
 
 
 def recorded_backend(index_path: Path) -> str | None:
@@ -35,7 +36,7 @@ def recorded_backend(index_path: Path) -> str | None:
     if not isinstance(meta, dict):
         return None
     backend = meta.get("embedder_backend")
-    if backend in ("torch", "onnx", "model2vec"):
+    if backend in TRANSFORMER_BACKENDS or backend == "model2vec":
         return backend
     if "+model2vec:" in str(meta.get("embedding_model") or ""):
         return "model2vec"
@@ -54,7 +55,7 @@ def gpu_for_torch() -> bool:
 
 
 def resolve_backend(settings: Settings) -> str:
-    """The concrete backend (torch, onnx or model2vec) that `settings` asks for."""
+    """The concrete backend (torch, onnx, onnx-int8 or model2vec) that `settings` asks for."""
     if settings.embedder_backend != "auto":
         return settings.embedder_backend
     recorded = recorded_backend(settings.index_path)
@@ -62,12 +63,13 @@ def resolve_backend(settings: Settings) -> str:
         return "model2vec"
     if settings.embedder_device in ("cuda", "mps") or (settings.embedder_device == "auto" and gpu_for_torch()):
         return GPU_DEFAULT
-    return recorded or CPU_DEFAULT
+    return "onnx-int8" if recorded == "onnx-int8" else CPU_DEFAULT
 
 
 def backend_note(recorded: str | None, used: str) -> str:
-    """One line when an index built with one transformer backend is updated with the other."""
-    if not recorded or recorded == used or "model2vec" in (recorded, used):
+    """One line when an index of int8 vectors gets exact ones, or the reverse (torch and onnx give
+    the same vectors: nothing to say)."""
+    if not recorded or recorded == used or "model2vec" in (recorded, used) or "onnx-int8" not in (recorded, used):
         return ""
     return (f"note: this index was built with the {recorded} embedder; new passages are embedded with {used} "
-            f"(the same model, vectors equal to a cosine of ~0.99; --embedder-backend {recorded} keeps {recorded})")
+            f"(the same model, vectors equal to a cosine of 0.99 or more; --embedder-backend {recorded} keeps {recorded})")

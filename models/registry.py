@@ -131,8 +131,9 @@ def get_embedder(settings: Settings):
     path = embedder_path(settings)
     backend = resolve_backend(settings)  # "auto": the index's own, else onnx on a CPU, torch on a GPU
     key = ("embedder", str(path), backend, settings.embedder_device)
-    return shared(key, lambda: load_embedder(path, backend, Path(settings.data_dir) / "models",
-                                             settings.embedder_device))
+    # a model2vec table is kept with the data; the ONNX exports in the user's cache (models/onnx_export.py)
+    cache = Path(settings.data_dir) / "models" if backend == "model2vec" else None
+    return shared(key, lambda: load_embedder(path, backend, cache, settings.embedder_device))
 
 
 def get_judge(settings: Settings):

@@ -15,7 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from models.embedder import model_name, reason_line
+from models.embedder import model_name
+from models.onnx_export import reason_line
 from models.errors import ModelError
 
 BACKEND = "model2vec"

@@ -49,7 +49,7 @@ def config_error(config, text: str) -> str:
     ("n_gpu_layers = -5", "n_gpu_layers = -5 is out of range (-1 to 10000)"),
     ('judge = "t9"', 'judge = "t9" is not one of the allowed values (reader, t5)'),
     ('embedder_backend = "tensorflow"', 'embedder_backend = "tensorflow" is not one of the allowed values '
-                                        "(auto, torch, onnx, model2vec)"),
+                                        "(auto, torch, onnx, onnx-int8, model2vec)"),
     ("judge = 5", "judge = 5 is not text (reader, t5)"),
     ("reader = 5", "reader = 5 is not a path (write it as text in quotes)"),
     ('index = ""', 'index = "" is empty (leave the setting out for the default)'),

@@ -81,20 +81,20 @@ def test_damaged_weights_are_one_error_line(bundled, tmp_path):
     assert "\n" not in str(caught.value) and str(folder) in str(caught.value)
 
 
-def test_the_onnx_backend_answers_a_question_without_torch_as_its_library_does(bundled, tmp_path_factory):
-    """The onnx backend's question vector (onnxruntime and the tokenizer only) is the vector
+def test_the_onnx_int8_backend_answers_a_question_without_torch_as_its_library_does(bundled, tmp_path_factory):
+    """The onnx-int8 backend's question vector (onnxruntime and the tokenizer only) is the vector
     sentence-transformers' ONNX backend gives for the same export, so an index built with onnx is
     searched with its own kind of vector."""
     from sentence_transformers import SentenceTransformer
 
-    from models.embedder import onnx_model
+    from models.onnx_export import onnx_model
 
     cache = tmp_path_factory.mktemp("onnx-cache")
-    embedder = Embedder(bundled, backend="onnx", onnx_cache=cache)
+    embedder = Embedder(bundled, backend="onnx-int8", onnx_cache=cache)
     assert isinstance(embedder.questions, query_encoder.OnnxQueryEncoder) and embedder._model is None
     vectors = np.concatenate([embedder.encode([q]) for q in QUESTIONS[:5]])
     assert embedder._model is None  # one question at a time: no sentence-transformers
-    folder, file_name = onnx_model(bundled, cache)
+    folder, file_name = onnx_model(bundled, cache, int8=True)
     library = SentenceTransformer(str(folder), device="cpu", local_files_only=True, backend="onnx",
                                   model_kwargs={"file_name": file_name})
     # one at a time, as a question is encoded: int8 activations are scaled per run over the whole

@@ -21,9 +21,11 @@ index_app = typer.Typer(help="Build and inspect the document index.", no_args_is
 
 IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folder (default: in the user data dir).")
 BackendOption = typer.Option(None, "--embedder-backend",
-                             help="auto (default: onnx, the int8 MiniLM, on a CPU; torch on a GPU; model2vec for "
-                             "an index of model2vec vectors), onnx, torch (several times slower on a CPU) or model2vec "
-                             "(a static table: many times faster, lower retrieval quality; its own index).")
+                             help="auto (default: onnx on a CPU, torch on a GPU; an index of onnx-int8 or "
+                             "model2vec vectors keeps its kind), onnx (the MiniLM as an fp32 ONNX export: torch's "
+                             "vectors, about twice torch's speed on a CPU), onnx-int8 (quantised: faster again, "
+                             "vectors a little off), torch, or model2vec (a static table: many times faster, lower "
+                             "retrieval quality; its own index).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
                              "auto, HOST:6379 or ray://HOST:10001 (needs the cluster extra; see docs/wikipedia.md).")
 
