@@ -105,6 +105,38 @@ def test_questions_over_the_folder_are_recognised(question, kind, topic, file_ki
     assert ask.question == question
 
 
+# Narrowed to a folder by name, and followed by a short request: wordings written for the
+# recogniser's design from the tune half's folder (lab/personal_docs), none of them a report question.
+PLACED = [
+    ("How many PDFs are in my manuals folder?", "count-files", "", "pdf", "manuals"),
+    ("How many text files are there in the manuals directory?", "count-files", "", "text", "manuals"),
+    ("How many Word documents do I have in the work folder?", "count-files", "", "word", "work"),
+    ("Which files in my notes folder mention bisect?", "which", "bisect", "", "notes"),
+    ("Which of my files under notes/ mention Timsort?", "which", "Timsort", "", "notes"),
+    ("How many documents in my python-docs folder mention JSON?", "count", "JSON", "", "python-docs"),
+    ("List the web pages in my python-docs folder", "list-files", "", "html", "python-docs"),
+    ("Summarise notes/sorting.md. Keep it short.", "summary", "notes/sorting.md", "", ""),
+    ("What is manuals/watch.txt about? Two sentences, please.", "summary", "manuals/watch.txt", "", ""),
+    ("Which of my files mention Ascii85? Just the names.", "which", "Ascii85", "", ""),
+]
+
+
+@pytest.mark.parametrize("question,kind,topic,file_kind,place", PLACED)
+def test_a_folder_named_in_the_question_and_a_request_after_it(question, kind, topic, file_kind, place):
+    ask = folder_question(question)
+    assert ask is not None, question
+    assert (ask.kind, ask.topic, ask.file_kind, ask.place) == (kind, topic, file_kind, place)
+
+
+@pytest.mark.parametrize("question", [
+    "What files are in the tar archive? List them.",  # the first sentence is about content
+    "How many files are there in the Linux kernel? Roughly.",
+    "Who wrote GNU bc? Short answer please.",
+])
+def test_a_request_after_a_content_question_leaves_it_to_the_pipeline(question):
+    assert folder_question(question) is None
+
+
 @pytest.mark.parametrize("question", NEGATIVES)
 def test_questions_about_content_are_left_to_the_pipeline(question):
     assert folder_question(question) is None
@@ -212,6 +244,19 @@ def test_files_counted_and_listed_by_kind_from_the_document_list(folder_index):
     assert answer.text == ("Your index holds 5 files: a.txt, c.txt, guide.html, notes/backup.md and "
                            "staff/handbook.md.")
     assert answer.resolved_by == "folder" and answer.citations == []
+
+
+def test_a_folder_named_narrows_the_count_the_listing_and_the_search(folder_index):
+    _, answer, _ = ask("How many Markdown files are in my notes folder?", folder_index)
+    assert answer.text == "1 of your 1 files in notes/ is a Markdown file: notes/backup.md."
+    _, answer, _ = ask("Which of my files in the staff folder mention tar?", folder_index)
+    assert answer.text == "None of your files in staff/ mentions “tar”."
+    _, answer, _ = ask("Which files under notes/ mention tar?", folder_index)
+    assert answer.text == "1 of your files in notes/ mentions “tar”: notes/backup.md."
+    assert [p.path for p in answer.citations] == ["notes/backup.md"]
+    _, answer, _ = ask("How many files are in my photos folder?", folder_index)
+    assert answer.text == "None of your indexed files is in a folder named “photos”."
+    assert answer.resolved_by == "folder"
 
 
 def handbook_rows(retriever) -> list[dict]:

@@ -23,6 +23,7 @@ has one; folder/summary.py).
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Sequence
 
 from ..context import RunContext
@@ -55,9 +56,28 @@ def answer_folder_question(ask: FolderAsk, ctx: RunContext, parent: int | None =
     documents = files.documents()
     if ask.kind == SUMMARY:
         return (yield from summarise(ask, files, documents, ctx, parent))
+    if ask.place:
+        documents = [d for d in documents if in_place(d, ask.place)]
+        if not documents:
+            text = f"None of your indexed files is in a folder named “{ask.place}”."
+            yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, files=[], total=0,
+                                 summary=f"No folder named “{ask.place}” among the index's files")
+            return FolderResult(text=text, resolved_by=FOLDER, attribution=Attribution(marked_text=text))
     if ask.kind in (WHICH, COUNT):
         return (yield from _mentioning(ask, files, documents, ctx, parent))
     return (yield from _by_kind(ask, documents, ctx, parent))
+
+
+def in_place(document: IndexedFile | Passage, place: str) -> bool:
+    """Whether the file lies in a folder named `place`: one of the folders of its path inside the
+    indexed folder, or the indexed folder itself."""
+    folders = document.path.replace("\\", "/").split("/")[:-1]
+    root = PurePosixPath((document.source or "").replace("\\", "/")).name
+    return place.lower() in (name.lower() for name in folders + [root])
+
+
+def _scope(ask: FolderAsk) -> str:
+    return f" in {ask.place}/" if ask.place else ""
 
 
 def _best(passages: list[Passage], phrase: str) -> Passage:
@@ -75,6 +95,8 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
     hits = files.matches(ask.topic)
     if ctx.hidden is not None:
         hits = [p for p in hits if not ctx.hidden(p)]
+    if ask.place:
+        hits = [p for p in hits if in_place(p, ask.place)]
     plural = "files"
     if ask.file_kind:  # "which PDFs mention X": those files only
         _, plural, suffixes = FILE_KINDS[ask.file_kind]
@@ -94,7 +116,7 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
     shown = ", ".join(found[:NAMED_IN_TRACE]) + (", …" if len(found) > NAMED_IN_TRACE else "")
     yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, topic=ask.topic, files=found,
                          total=total, passages=len(hits),
-                         summary=f"Searched all {total} of your {plural} for “{ask.topic}”: "
+                         summary=f"Searched all {total} of your {plural}{_scope(ask)} for “{ask.topic}”: "
                                  + (f"{len(found)} mention{'s' * (len(found) == 1)} it ({shown})" if found
                                     else "none mentions it"))
     if len(hits) >= MAX_MATCHES:
@@ -107,9 +129,9 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
 
 def _mention_text(ask: FolderAsk, found: list[str], total: int, plural: str, marks: bool) -> str:
     yes_no = bool(_YES_NO.match(ask.question.strip()))
-    files = f"of your {total} {plural}" if total != 1 else f"of your {plural}"
+    files = (f"of your {total} {plural}" if total != 1 else f"of your {plural}") + _scope(ask)
     if not found:
-        return ("No: " if yes_no else "") + f"none {files} mentions “{ask.topic}”."
+        return ("No: none" if yes_no else "None") + f" {files} mentions “{ask.topic}”."
     verb = "mentions" if len(found) == 1 else "mention"
     return ("Yes: " if yes_no else "") + f"{len(found)} {files} {verb} “{ask.topic}”: {listing(found, marks)}."
 
@@ -124,7 +146,7 @@ def _by_kind(ask: FolderAsk, documents: list[IndexedFile], ctx: RunContext, pare
     names = file_names(documents)
     found = [names[(d.source, d.path)] for d in chosen]
     yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, file_kind=ask.file_kind, files=found,
-                         total=total, summary=f"Went through the index's list of your {total} files: "
+                         total=total, summary=f"Went through the index's list of your {total} files{_scope(ask)}: "
                                               f"{len(found)} {one if len(found) == 1 else many}")
     text = _kind_text(ask, found, total, one, many, documents)
     return FolderResult(text=text, resolved_by=FOLDER, attribution=Attribution(marked_text=text))
@@ -132,19 +154,20 @@ def _by_kind(ask: FolderAsk, documents: list[IndexedFile], ctx: RunContext, pare
 
 def _kind_text(ask: FolderAsk, found: list[str], total: int, one: str, many: str,
                documents: list[IndexedFile]) -> str:
+    scope = _scope(ask)
     if not total:
         return "Your index holds no files yet."
     if not ask.file_kind:
-        head = f"Your index holds {total} file{'s' if total != 1 else ''}"
+        head = f"Your index holds {total} file{'s' if total != 1 else ''}{scope}"
         if ask.kind == LIST_FILES:
             return f"{head}: {listing(found)}."
         return f"{head}{_breakdown(documents)}."
     if not found:
-        return f"None of your {total} files is a {one}."
+        return f"None of your {total} files{scope} is a {one}."
     if ask.kind == COUNT_FILES and len(found) > MAX_LISTED:
-        return f"{len(found)} of your {total} files are {many}."
+        return f"{len(found)} of your {total} files{scope} are {many}."
     what = f"is a {one}" if len(found) == 1 else f"are {many}"
-    return f"{len(found)} of your {total} files {what}: {listing(found)}."
+    return f"{len(found)} of your {total} files{scope} {what}: {listing(found)}."
 
 
 def _breakdown(documents: list[IndexedFile]) -> str:

@@ -1,5 +1,7 @@
 """Recognising a question about the folder itself, by patterns (no model): which of my files
-mention X, how many files mention X, how many PDFs do I have, list my files, summarise FILE.
+mention X, how many files mention X, how many PDFs do I have, list my files, summarise FILE;
+any of them narrowed to a folder by name ("in my notes folder", "under work/"). A short request
+after the question ("What is a.md about? A few lines please.") does not hide it.
 
 Conservative on purpose: a question about the documents' content ("How many files can tar append
 at once?", "What document ended the war?") must stay a question for the usual pipeline, so a folder
@@ -34,12 +36,14 @@ _KIND = "|".join(f"(?:{pattern})" for pattern, _ in _KIND_WORDS)
 _GENERAL = r"files|documents|docs|manuals|readmes"
 _NOUN = rf"(?:{_GENERAL}|notes|{_KIND})"  # notes only with "my" (checked below)
 _WHOSE = r"(?:(?:of\s+)?(?:my|the|our)\s+(?:own\s+)?(?:indexed\s+)?)?"
-_PLACE = r"(?:\s+(?:in|from|on)\s+(?:my|the|this)\s+(?:folder|index|collection|computer|drive))?"
+_NAMED = r"(?:[\w.-]+\s+)?"  # a folder's own name before the word folder: "my notes folder"
+_PLACE_WORDS = r"(?:folder|directory|subfolder|index|collection|computer|drive)"
+_PLACE = (rf"(?:\s+(?:in|from|on|under|inside)\s+(?:(?:my|the|this)\s+{_NAMED}{_PLACE_WORDS}|[\w.-]+/))?")
 _MENTION = (r"(?:mentions?|mentioned|mentioning|talks?\s+about|talking\s+about|contains?|containing|covers?|"
             r"covering|refers?\s+to|referring\s+to|discuss(?:es)?|discussing|deals?\s+with|are\s+about|is\s+about|"
             r"says?\s+(?:anything|something)\s+about|includes?|including|(?:that|which)\s+(?:mentions?|contains?|"
             r"talks?\s+about|covers?|refers?\s+to|discuss(?:es)?|are\s+about|is\s+about|includes?))")
-_FOLDER = r"(?:my|the|this)\s+(?:folder|index|collection)"
+_FOLDER = rf"(?:(?:my|the|this)\s+{_NAMED}(?:folder|directory|subfolder|index|collection)|[\w.-]+/)"
 _HAVING = (rf"(?:are\s+there|do\s+(?:i|we|you)\s+have|have\s+(?:i|we|you)\s+(?:got|indexed|added|saved)|"
            rf"are\s+(?:indexed|in\s+{_FOLDER})|(?:does|is)\s+(?:in\s+)?{_FOLDER}\s+(?:have|hold|contain|has)?)")
 _LIST = r"(?:please\s+)?(?:list|show(?:\s+me)?|find|name|give\s+me)\s+(?:all\s+)?(?:of\s+)?"
@@ -63,12 +67,13 @@ _PATTERNS = [
     # how many of my files mention X
     (COUNT, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN}){_PLACE}\s+{_MENTION}\s+(?P<topic>.+)"),
     # how many PDFs do I have; how many files are there (and nothing after: "... in the Linux kernel" is content)
-    (COUNT_FILES, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN})\s+{_HAVING}(?:\s+in\s+{_FOLDER})?(?:\s+(?:indexed|in\s+total))?"),
+    (COUNT_FILES, rf"how\s+many\s+{_WHOSE}(?P<noun>{_NOUN})\s+{_HAVING}(?:\s+(?:in|under|inside)\s+{_FOLDER})?"
+                  rf"(?:\s+(?:indexed|in\s+total))?"),
     # how many of my files are PDFs
     (COUNT_FILES, rf"how\s+many\s+of\s+my\s+(?:files|documents)\s+are\s+(?P<noun>{_KIND})"),
     # list my files; show me all my PDFs; what files do I have
     (LIST_FILES, rf"{_LIST}(?:my|the)\s+(?:indexed\s+)?(?P<noun>{_NOUN})"
-                 rf"(?:\s+(?:i\s+have|you\s+have|in\s+(?:my|the)\s+(?:folder|index)))?"),
+                 rf"(?:\s+(?:i\s+have|you\s+have|(?:in|under|inside)\s+{_FOLDER}))?"),
     (LIST_FILES, rf"what\s+(?P<noun>{_GENERAL}|{_KIND})\s+(?:do\s+(?:i|you|we)\s+have|have\s+(?:i|you|we)\s+indexed|"
                  rf"are\s+(?:there\s+)?in\s+{_FOLDER})"),
 ]
@@ -100,6 +105,20 @@ class FolderAsk:
     question: str
     topic: str = ""  # which/count: what the files must mention; summary: the file as named
     file_kind: str = ""  # a FILE_KINDS key, "" for any file
+    place: str = ""  # a folder the question narrows it to ("notes" in "in my notes folder"), "" for all
+
+
+# "in my notes folder", "in the manuals directory", "under work/": the folder's name
+_PLACE_NAME = re.compile(r"\b(?:in|from|on|under|inside)\s+(?:(?:my|the|this)\s+(?P<named>[\w.-]+)\s+"
+                         r"(?:folder|directory|subfolder)\b|(?P<slash>[\w.-]+)/(?=\s|$))", re.I)
+
+
+def _place_of(text: str) -> str:
+    found = _PLACE_NAME.search(text)
+    if not found:
+        return ""
+    name = found.group("named") or found.group("slash")
+    return "" if name.lower() in ("own", "indexed", "whole", "entire") else name
 
 
 def _kind_of(noun: str) -> str:
@@ -119,8 +138,19 @@ def _plain(question: str) -> str:
 
 
 def folder_question(question: str) -> FolderAsk | None:
-    """The folder question `question` asks, or None when it is not one."""
+    """The folder question `question` asks, or None when it is not one. A question followed by
+    a short request ("... about? A few lines please.") is judged by its first sentence."""
     text = _plain(question)
+    first = re.split(r"(?<=[?!.])\s+", text, maxsplit=1)
+    candidates = ([_plain(first[0])] if len(first) == 2 and len(first[1].split()) <= 6 else []) + [text]
+    for candidate in candidates:
+        ask = _recognised(candidate, question)
+        if ask is not None:
+            return ask
+    return None
+
+
+def _recognised(text: str, question: str) -> FolderAsk | None:
     for kind, pattern in _COMPILED:
         found = pattern.match(text)
         if not found:
@@ -135,7 +165,7 @@ def folder_question(question: str) -> FolderAsk | None:
         topic = _topic(names.get("topic") or "") if "topic" in names else ""
         if kind in (WHICH, COUNT) and not topic:
             return None
-        return FolderAsk(kind, question, topic, _kind_of(noun))
+        return FolderAsk(kind, question, topic, _kind_of(noun), _place_of(text))
     return _summary(text, question)
 
 
