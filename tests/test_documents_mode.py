@@ -288,3 +288,23 @@ def test_a_manual_named_by_the_question_is_about_it_however_it_is_worded():
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["watch"]
     other = Passage(id="other", text=watch.text, path="manuals/timer.txt")
     assert ground_documents("2 seconds", question, [other]).grounding == "not in your documents"
+
+
+def test_each_part_of_a_joined_answer_rests_on_a_passage_about_its_own_part():
+    patch = Passage(id="patch", text="Larry Wall wrote the original version of patch.", path="manuals/patch.txt")
+    join = Passage(id="join", text="join was written by Mike Haertel. Report bugs to bug-coreutils@gnu.org.",
+                   path="work/join.docx")
+    question = "Who wrote the original patch, and who wrote join?"
+
+    def check(answer, given, asked=question):
+        return ground_documents(answer, asked, given, parts=True).grounding
+
+    # the second part's own word ("join") is in no passage it rests on: patch's manual is the first part's
+    assert check("Who wrote the original patch: Larry Wall. Who wrote join: Larry Wall.", [patch]) \
+        == "not in your documents"
+    assert check("Who wrote the original patch: Larry Wall. Who wrote join: Mike Haertel.", [patch, join]) \
+        == "supported"
+    # a part with no word of its own rests on the file the other part names; "wrote" need not be there
+    notes = Passage(id="notes", text=join.text, path="work/coreutils-notes.docx")
+    assert check("Who wrote join: Mike Haertel. What's the bug address: bug-coreutils@gnu.org.", [notes],
+                 "Who wrote join, and what's the bug address?") == "supported"

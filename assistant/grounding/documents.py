@@ -116,6 +116,30 @@ def about_the_question(question: str, cited: Sequence[Passage], cited_token_sets
     return len(asked & held) / len(asked) >= ABOUT_THE_QUESTION
 
 
+def _part_of(sentence: str) -> str:
+    """The part a sentence of a joined answer answers: "Who wrote join" in "Who wrote join: Larry
+    Wall.", "GNU ed" in "For GNU ed: bug-ed@gnu.org."; "" for a sentence of another shape."""
+    part = sentence.split(":", 1)[0].strip() if ":" in sentence else ""
+    return re.sub(r"^for\s+", "", part, flags=re.I)
+
+
+def _about_their_parts(said: Sequence[str], found: Sequence[Sequence[int]], given: Sequence[Passage],
+                       token_sets: Sequence[set[str]]) -> bool:
+    """Each part's sentence rests on passages about its own part: a file the part names, or
+    passages holding a word of the part that no other part has ("join" in "Who wrote join",
+    beside "Who wrote the original patch": patch's manual, holding no "join", is the other part's
+    file). A part with no word of its own ("What's the bug address" after "Which version is my diff
+    manual from") may rest on the other part's file; a shared word ("wrote") proves nothing."""
+    named = [content_words(_part_of(s)) for s in said]
+    for n, cited in enumerate(found):
+        if not cited or not named[n] or any(named[n] & file_name_words(given[i]) for i in cited):
+            continue
+        own = named[n] - set().union(*(w for m, w in enumerate(named) if m != n))
+        if own and not own & set().union(*(token_sets[i] for i in cited)):
+            return False
+    return True
+
+
 def subject_of(question: str, passages_with: Callable[[str], int] | None) -> frozenset[str]:
     """The question's words that the fewest passages of the person's index hold (and some do):
     what it is most specifically about ("awk" in "the bug-report address for GNU awk", where "bug",
@@ -145,7 +169,8 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
                      from_memory: bool = False, subject: frozenset[str] = frozenset(),
                      parts: bool = False) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
-    ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone."""
+    ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
+    rests on a file another part names (`_about_their_parts`)."""
     given = list(given)
     if from_memory:
         checked = ground_documents(answer, question, given, honest, subject=subject) if given else None
@@ -166,7 +191,8 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
               and (parts or answers_the_kind_asked(question, answer))
               and about_the_question(question, [given[i] for i in cited_ids], [token_sets[i] for i in cited_ids],
-                                     subject))
+                                     subject)
+              and (not parts or _about_their_parts(said, found, given, token_sets)))
     if not backed:
         return not_in_documents(answer, given, honest)
     return cite_sentences(said, found, given, SUPPORTED)
