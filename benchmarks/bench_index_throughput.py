@@ -189,7 +189,7 @@ def pool_recall() -> list[str]:
             questions = data["questions"]
             found = sum(set(q["support"]) <= set(q["pool"][:40]) for q in questions)
             shares.append(f"{name} {100 * found / len(questions):.0f}% of {len(questions)}")
-        lines.append(f"  {run['backend']:9} pool recall (all support in top 40): {', '.join(shares)}")
+        lines.append(f"  {path.stem:14} pool recall (all support in top 40): {', '.join(shares)}")
     return lines
 
 
