@@ -90,6 +90,13 @@ class IndexWriter:
         return INDEXERS[kind](self.store, self.embedder, Path(path).expanduser(), on_progress=on_progress,
                               should_stop=should_stop, **options)
 
+    def first_use_note(self) -> str:
+        """One line when this run first makes the embedder's ONNX export on this machine."""
+        if not getattr(self.embedder, "export_pending", False):
+            return ""
+        return (f"preparing the {self.embedder.backend} embedder for this machine: a one-time export "
+                f"(tens of seconds), kept for every later run")
+
     def backend_note(self) -> str:
         """One line when the index was built with the other transformer backend, else ""."""
         from models.embedder_choice import backend_note

@@ -9,7 +9,7 @@ import numpy as np
 
 from models import query_encoder
 from models.errors import ModelError
-from models.onnx_export import onnx_model, reason_line
+from models.onnx_export import find_export, onnx_model, reason_line
 
 from models.config import EMBEDDER_BACKENDS as BACKENDS, EMBEDDER_DEVICES as DEVICES
 GPU_BATCH = 256
@@ -77,6 +77,13 @@ class Embedder:
         else:  # torch and fp32 onnx give the same vectors: numpy's, exact, with no export needed to ask
             self.questions = query_encoder.QueryEncoder(self.path)
             self.dim = self.questions.dim
+
+    @property
+    def export_pending(self) -> bool:
+        """Whether encoding passages will first make this machine's ONNX export (once; tens of
+        seconds), so that a front end can say so before the wait."""
+        return self.onnx and self._onnx_files is None and self._passages is None \
+            and find_export(self.path, self.onnx_cache, self.int8) is None
 
     def _export_files(self) -> tuple[Path, Path] | None:
         """(model file, tokenizer file) of the backend's ONNX export, exported once when missing

@@ -43,22 +43,39 @@ def export_file(folder: Path, int8: bool) -> str | None:
 
 def onnx_model(path: Path, cache: Path | None = None, int8: bool = False) -> tuple[Path, str]:
     """(folder, file name) of the ONNX model of `path` (int8 or fp32), exported once into `cache`
-    (default: the user's cache dir, shared by every data dir) when missing. Looked for in the model
-    folder itself, then `cache`, then under the default data dir (where exports were kept before)."""
-    from models.config import default_cache_dir, default_data_dir
+    (default: the user's cache dir, shared by every data dir) when missing (`find_export`)."""
+    found = find_export(path, cache, int8)
+    if found:
+        return found
+    folder = _cache(cache) / _name(path, int8)
+    _export(Path(path), folder, int8)
+    return folder, export_file(folder, int8)
+
+
+def find_export(path: Path, cache: Path | None = None, int8: bool = False) -> tuple[Path, str] | None:
+    """The export made already, if any: in the model folder itself, then `cache`, then under the
+    default data dir (where exports were kept before)."""
+    from models.config import default_data_dir
 
     path = Path(path)
     found = export_file(path, int8)
     if found:
         return path, found
-    name = f"{path.name}{INT8_SUFFIX if int8 else FP32_SUFFIX}"
-    cache = Path(cache) if cache is not None else default_cache_dir() / "models"
-    for where in dict.fromkeys([cache, default_data_dir() / "models"]):
-        found = export_file(where / name, int8)
+    for where in dict.fromkeys([_cache(cache), default_data_dir() / "models"]):
+        found = export_file(where / _name(path, int8), int8)
         if found:
-            return where / name, found
-    _export(path, cache / name, int8)
-    return cache / name, export_file(cache / name, int8)
+            return where / _name(path, int8), found
+    return None
+
+
+def _cache(cache: Path | None) -> Path:
+    from models.config import default_cache_dir
+
+    return Path(cache) if cache is not None else default_cache_dir() / "models"
+
+
+def _name(path: Path, int8: bool) -> str:
+    return f"{Path(path).name}{INT8_SUFFIX if int8 else FP32_SUFFIX}"
 
 
 def reason_line(exc: Exception, limit: int = 300) -> str:
@@ -129,4 +146,4 @@ def _export(path: Path, folder: Path, int8: bool) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-__all__ = ["onnx_model", "export_file", "reason_line", "quiet_libraries"]
+__all__ = ["onnx_model", "find_export", "export_file", "reason_line", "quiet_libraries"]

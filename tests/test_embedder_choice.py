@@ -90,10 +90,12 @@ def test_the_default_onnx_export_gives_torchs_vectors_batched_and_without_torch(
     onnx = load_embedder(path, "onnx", cache)
     onnx.encode(["a question asks nothing of the export"])
     assert not cache.exists()  # a question is torch's vector in numpy: no export to ask
+    assert onnx.export_pending  # `index add` says so before the wait
     texts = TEXTS * 7 + ["a", "short one", " ".join(["a long passage about rivers and herons"] * 60)]
     torch_vectors = load_embedder(path, "torch", cache).model.encode(texts, normalize_embeddings=True, batch_size=64)
     ours = onnx.encode(texts)
     assert (cache / f"{path.name}-onnx" / "onnx" / "model_O3.onnx").is_file()  # the fused export, fp32
+    assert not onnx.export_pending and not load_embedder(path, "onnx", cache).export_pending
     assert np.min(np.sum(ours * torch_vectors, axis=1)) > 0.99999
     code = ("import sys; from pathlib import Path; from models.registry import bundled_embedder_path, load_embedder; "
             f"e = load_embedder(bundled_embedder_path(), 'onnx', Path({str(cache)!r})); e.load(); e.encode(['a', 'b']); "

@@ -82,8 +82,7 @@ def add(
     max_bytes = int(max_size * 1024 * 1024)
     settings = _settings(index, embedder_backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
-        if writer.backend_note():
-            typer.echo(writer.backend_note())
+        _notes(writer)
         bar, update = progress_bar("files")
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, max_size=max_bytes,
@@ -128,13 +127,19 @@ def _watch(writer, path: Path, max_bytes: int, should_stop, collection: str) -> 
     typer.echo("stopped watching")
 
 
+def _notes(writer) -> None:
+    """What the user should know before the bar: vectors of another kind, a one-time export."""
+    for note in (writer.backend_note(), writer.first_use_note()):
+        if note:
+            typer.echo(note)
+
+
 def _add_file(kind: str, path: Path, index: Optional[Path], backend: Optional[str], unit: str, **options) -> None:
     """Index a dump or a passage file: checked first, then a progress bar, then its summary."""
     _, path = service.check_source(kind, path, **options)  # a bad path, format or option: said before any model loads
     settings = _settings(index, backend)
     with _writing_until_ctrl_c(settings) as (should_stop, writer):
-        if writer.backend_note():
-            typer.echo(writer.backend_note())
+        _notes(writer)
         bar, update = progress_bar(unit)
         with bar:
             summary = writer.add(kind, path, on_progress=update, should_stop=should_stop, **options)
