@@ -28,11 +28,12 @@ JudgeKind = Literal["reader", "t5"]  # yes/no per passage: the prompted reader o
 RelevanceJudgeKind = Literal["trained", "judge"]  # the shipped trained judge, or `judge`
 JUDGE_KINDS: tuple[str, ...] = get_args(JudgeKind)
 # How passages become vectors: the bundled MiniLM run by torch; as an ONNX export run by onnxruntime
-# (`onnx`: the same vectors to a cosine of 1.0000, about twice torch's speed on a CPU, loaded without
-# torch; `onnx-int8`: quantised, faster again, the same vectors only to a cosine of ~0.99); or a
-# static model2vec table distilled from it (many times faster, lower retrieval quality; its own kind
-# of vector: another index identity). "auto" (the setting's default, models/embedder_choice.py): the
-# backend the index was built with, else torch where a GPU can run it, else onnx.
+# (`onnx`: torch's vectors to a cosine of 1.0000, 1.2x torch's speed in the indexer on 2 cores,
+# loaded without torch; `onnx-int8`: quantised, faster again, the vectors only to a cosine of
+# ~0.99); or a static model2vec table distilled from it (many times faster, lower retrieval
+# quality; its own kind of vector: another index identity). "auto" (the setting's default,
+# models/embedder_choice.py): onnx on a CPU, torch where a GPU can run it, and an index of
+# onnx-int8 or model2vec vectors keeps its kind.
 EmbedderBackend = Literal["torch", "onnx", "onnx-int8", "model2vec"]
 EMBEDDER_BACKENDS: tuple[str, ...] = get_args(EmbedderBackend)
 EmbedderBackendSetting = Literal["auto", "torch", "onnx", "onnx-int8", "model2vec"]

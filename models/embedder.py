@@ -31,14 +31,15 @@ class Embedder:
 
     backend "torch" runs the model as it is (the default on a GPU), and a single question in numpy
     (no torch import: see models/query_encoder.py); "onnx" (the default on a CPU: models/
-    embedder_choice.py) runs an fp32 ONNX export with onnxruntime's fusions (the same vectors, about
-    twice torch's speed on a CPU), "onnx-int8" a quantised one (faster again, vectors to a cosine
-    of ~0.99): models/onnx_export.py. Both encode passages and questions through onnxruntime alone
+    embedder_choice.py) runs an fp32 ONNX export with onnxruntime's fusions (torch's vectors, 1.2x
+    its speed in the indexer), "onnx-int8" a quantised one (faster again, vectors to a cosine of
+    ~0.99): models/onnx_export.py. Both encode passages through onnxruntime alone
     (models/onnx_passages.py, no torch import; sentence-transformers' ONNX backend only for a GPU
-    or an export without a tokenizer). The model folder may already hold an export (onnx/); otherwise
-    it is exported once, on first use, into `onnx_cache` (default <data dir>/models; one under the
-    default data dir serves any), because the bundled model folder lives inside the installation
-    and should stay as installed.
+    or an export without a tokenizer); onnx's questions are numpy's, as torch's, and onnx-int8's go
+    through its own export. The model folder may already hold an export (onnx/); otherwise it is
+    exported once, on first indexing, into `onnx_cache` (default: the user's cache dir, shared by
+    every data dir), because the bundled model folder lives inside the installation and should
+    stay as installed.
 
     device: where passages are encoded (`passage_device`: auto = a GPU when torch sees one).
     """

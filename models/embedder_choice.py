@@ -3,7 +3,7 @@
 An index of model2vec vectors (recorded, or said by its model id) keeps model2vec: its vectors
 are of another kind. Otherwise torch where a GPU can run it (CUDA with a CUDA build of torch, or
 Apple's MPS: the GPU path); on a CPU onnx, or onnx-int8 for an index built with it: the fp32 ONNX
-export gives torch's vectors (cosine 1.0000) at about twice its speed, loaded without torch
+export gives torch's vectors (cosine 1.0000) at 1.2x its speed in the indexer, loaded without torch
 (EVALUATION.md, issue 53), so an index built with torch is updated with onnx on a CPU. The int8 export (`onnx-int8`) is faster again, but its vectors move
 enough to change a third of the first read sets on the report questions, and the default's
 answers with it fell short of torch's on HotpotQA: an option, not the default. All three give the

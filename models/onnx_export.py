@@ -4,7 +4,8 @@ once, offline, from the model folder, into a cache folder beside the data.
 Two kinds, by backend:
 - `onnx`: the model in fp32 with onnxruntime's graph fusions baked in (optimum's O3 level).
   The same arithmetic as torch, so the same vectors (cosine 1.0000 on real passages), at about
-  twice torch's speed on a CPU: the fused attention and layer-norm kernels, and no torch import.
+  1.2x torch's speed in the indexer on 2 cores (1.5-2x on texts encoded alone): the fused
+  attention and layer-norm kernels, and no torch import.
 - `onnx-int8`: weights and activations quantised to int8 (dynamic quantisation), faster again,
   but the vectors move (cosine ~0.99 to torch's), and with them a third of the first read sets on
   the report questions (EVALUATION.md, "Indexing speed and the embedder backends").

@@ -23,7 +23,7 @@ IndexOption = typer.Option(None, "--index", parser=given_path, help="Index folde
 BackendOption = typer.Option(None, "--embedder-backend",
                              help="auto (default: onnx on a CPU, torch on a GPU; an index of onnx-int8 or "
                              "model2vec vectors keeps its kind), onnx (the MiniLM as an fp32 ONNX export: torch's "
-                             "vectors, about twice torch's speed on a CPU), onnx-int8 (quantised: faster again, "
+                             "vectors, faster than torch on a CPU), onnx-int8 (quantised: faster again, "
                              "vectors a little off), torch, or model2vec (a static table: many times faster, lower "
                              "retrieval quality; its own index).")
 ClusterOption = typer.Option(None, "--cluster", help="Build on a Ray cluster: local (this machine's cores), "
