@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from models.errors import BudgetExceeded, ModelError
+from models.errors import BudgetExceeded
 
 from ..answering import prompts
 from ..answering.generate import StrategyRun
@@ -37,15 +37,9 @@ def bare_yes_no(text: str) -> str | None:
 def reader_lean(reader) -> float | None:
     """The catalog's measured yes-lean for the reader's file; None for a reader without one (or
     when the catalog cannot be read: the answer then stands as written)."""
-    path = getattr(reader, "path", None)
-    if path is None:
-        return None
-    from models.downloads.catalog import yes_lean_of
+    from models.downloads.catalog import reader_measured
 
-    try:
-        return yes_lean_of(path)
-    except ModelError:
-        return None
+    return reader_measured(reader, "yes_lean")
 
 
 def log_odds_yes(reader, messages: list[dict]) -> float:

@@ -32,6 +32,11 @@ class CatalogEntry:
     # the log-odds by which this reader leans to "yes" on a yes/no question, measured on training
     # questions (assistant/checks/yes_no.py); 0: not measured, its yes/no answers stand as written
     yes_lean: float = 0.0
+    # the P(yes) this reader must give when it reads again the lines a short answer rests on in a
+    # person's files (assistant/grounding/documents_check.py), chosen on the personal set's tune
+    # half; 0: not measured, its answers there are labelled by the word check alone (a reader too
+    # small to judge, like the bundled SmolLM2, said no to right answers)
+    reread: float = 0.0
 
     @property
     def is_reader(self) -> bool:
@@ -55,12 +60,38 @@ def find_entry(name: str, catalog: list[CatalogEntry] | None = None) -> CatalogE
     return next((e for e in (catalog or load_catalog()) if e.name == wanted), None)
 
 
-def yes_lean_of(reader_file: str | Path, catalog: list[CatalogEntry] | None = None) -> float | None:
-    """The measured yes-lean of the catalog reader with this file name (a rename, or a reader not
-    in the catalog, has none: None)."""
+def _reader_entry(reader_file: str | Path, catalog: list[CatalogEntry] | None) -> CatalogEntry | None:
+    """The catalog reader with this file name (a rename, or a reader not in the catalog: None)."""
     name = Path(reader_file).name.lower()
-    entry = next((e for e in (catalog or load_catalog()) if e.is_reader and e.files[0].lower() == name), None)
-    return entry.yes_lean if entry is not None and entry.yes_lean > 0 else None
+    return next((e for e in (catalog or load_catalog()) if e.is_reader and e.files[0].lower() == name), None)
+
+
+def measured_of(reader_file: str | Path, field: str, catalog: list[CatalogEntry] | None = None) -> float | None:
+    """A figure measured for the catalog reader with this file name (`yes_lean`, `reread`); None
+    when it has none (0, or a reader not in the catalog)."""
+    entry = _reader_entry(reader_file, catalog)
+    value = getattr(entry, field) if entry is not None else 0.0
+    return value if value > 0 else None
+
+
+def yes_lean_of(reader_file: str | Path, catalog: list[CatalogEntry] | None = None) -> float | None:
+    return measured_of(reader_file, "yes_lean", catalog)
+
+
+def reread_threshold_of(reader_file: str | Path, catalog: list[CatalogEntry] | None = None) -> float | None:
+    return measured_of(reader_file, "reread", catalog)
+
+
+def reader_measured(reader, field: str) -> float | None:
+    """`measured_of` for a loaded reader (by its file); None for one without a file, or when the
+    catalog cannot be read (the check that needs the figure then stays out of the way)."""
+    path = getattr(reader, "path", None)
+    if path is None:
+        return None
+    try:
+        return measured_of(path, field)
+    except ModelError:
+        return None
 
 
 def unknown_name_message(name: str, catalog: list[CatalogEntry] | None = None) -> str:
