@@ -4,6 +4,8 @@ question of several parts from its own passages, and labels with the grounding c
 such files: an answer a read passage states is supported, citing that passage only."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.answering.parts import parts_of
@@ -32,17 +34,21 @@ class WordsRetriever(FakeRetriever):
         return [p for n, i, p in sorted(scored, key=lambda t: (-t[0], t[1])) if n][:k]
 
 
-def by_question(answers: dict[str, str]):
+def by_question(answers: dict[str, str], rereads_yes: bool = True):
+    """A reader answering each question from a table; read again, the lines give its answer
+    (rereads_yes) or not."""
     def answer(prompt):
         asked = prompt.rsplit("Question:", 1)[-1].strip()
         return answers.get(asked, "unknown")
-    return FakeReader(answer)
+    reader = FakeReader(answer, option_logprob=lambda prompt, option: -0.05 if (option == "yes") == rereads_yes else -3.0)
+    reader.path = Path("/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")  # the catalog measured its re-read
+    return reader
 
 
-def run(question, answers, documents=True, spec="default"):
+def run(question, answers, documents=True, spec="default", rereads_yes=True):
     retriever = WordsRetriever(FILES)
     retriever.holds_documents = documents
-    reader = by_question(answers)
+    reader = by_question(answers, rereads_yes)
     ctx = make_context(reader=reader, judge=FakeJudge(knows=lambda q: False), retriever=retriever, pool=4,
                        max_passages=3, min_passages=1)
     return list(run_question(question, spec, ctx)), reader
@@ -85,15 +91,47 @@ def test_an_answer_found_in_a_passage_about_something_else_is_not_supported():
     assert checked.grounding == "not in your documents"
 
 
-def test_a_one_fact_question_is_one_reader_call_and_cites_its_file():
+def test_a_one_fact_question_is_one_answer_call_and_one_short_reread_and_cites_its_file():
     question = "Where do I report bugs in GNU ed?"
     events, reader = run(question, {question: "bug-ed@gnu.org"})
     answer = events[-1]
     assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
     assert [p.id for p in answer.citations] == ["ed-manual"]
-    assert answer.counts["reader_calls"] == 1 and answer.counts["sub_questions"] == 0
+    assert answer.counts["reader_calls"] == 2 and answer.counts["sub_questions"] == 0
     modules = [e.data["module"] for e in events if isinstance(e, Detail) and e.kind == "pipeline.stage"]
-    assert "hop" not in modules and "refeed" not in modules  # stated: no second look-up
+    assert modules == ["retrieve", "reread"]  # stated: no second look-up, no hop
+    reread, = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
+    assert reread.data["confirmed"] and reread.data["path"] == "ed-manual.md"
+    assert "gives “bug-ed@gnu.org” as the answer" in reread.summary
+
+
+def test_an_answer_the_reread_lines_do_not_give_is_not_supported_and_says_why():
+    question = "Where do I report bugs in GNU ed?"
+    events, _ = run(question, {question: "bug-ed@gnu.org"}, rereads_yes=False)
+    answer = events[-1]
+    assert answer.grounding == "not in your documents" and not answer.citations
+    reread, = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
+    assert not reread.data["confirmed"] and "but not as the answer to this question" in reread.summary
+    off, _ = run(question, {question: "bug-ed@gnu.org"}, rereads_yes=False, spec="default:reread=false")
+    assert off[-1].grounding == "supported" and off[-1].counts["reader_calls"] == 1
+
+
+def test_a_reader_with_no_measured_reread_is_not_asked_to_read_again():
+    question = "Where do I report bugs in GNU ed?"
+    reader = by_question({question: "bug-ed@gnu.org"}, rereads_yes=False)
+    reader.path = Path("/models/smollm2-135m-instruct-q4_1.gguf")  # too small to judge: not measured
+    ctx = make_context(reader=reader, judge=FakeJudge(), retriever=WordsRetriever(FILES), pool=4, max_passages=3,
+                       min_passages=1)
+    events = list(run_question(question, "default", ctx))
+    assert events[-1].grounding == "supported" and events[-1].counts["reader_calls"] == 1
+    assert not [e for e in events if isinstance(e, Detail) and e.kind == "pipeline.stage" and e.data["module"] == "reread"]
+
+
+def test_an_answer_the_words_do_not_back_is_not_read_again():
+    question = "Where do I report bugs in GNU ed?"
+    events, _ = run(question, {question: "bug-tar@gnu.org"})
+    assert events[-1].grounding == "not in your documents"
+    assert not [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
 
 
 def test_every_part_is_answered_from_its_own_passage_and_cited():
@@ -111,8 +149,9 @@ def test_every_part_is_answered_from_its_own_passage_and_cited():
 def test_on_other_indexes_nothing_changes():
     """A dump or a dataset: no parts, the trained check as before."""
     question = "What are the bug addresses for bash and for GNU ed?"
-    events, reader = run(question, {question: "bug-bash@gnu.org"}, documents=False)
+    events, reader = run(question, {question: "bug-bash@gnu.org"}, documents=False, rereads_yes=False)
     assert not any(isinstance(e, SubQuestion) and e.question.endswith("for bash?") for e in events)
+    assert not any(isinstance(e, Detail) and e.kind == "documents.reread" for e in events)  # no re-read
 
 
 def test_a_sentence_naming_what_its_passage_does_not_is_not_supported():
@@ -193,7 +232,7 @@ def test_the_files_are_read_before_the_readers_memory_is_asked():
                        retriever=WordsRetriever(FILES), pool=4, max_passages=3, min_passages=1)
     answer = list(run_question(question, "default", ctx))[-1]
     assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
-    assert ("knows", question) not in judge.calls and answer.counts["reader_calls"] == 1
+    assert ("knows", question) not in judge.calls and answer.counts["reader_calls"] == 2  # the answer, the re-read
 
 
 def test_an_answer_not_in_the_files_asks_memory_last_and_says_so():

@@ -46,7 +46,7 @@ class PipelineStage(Detail):
 
     kind: ClassVar[str] = "pipeline.stage"
     stage: int = 0  # numbered in the order shown
-    module: str = ""  # self-knowledge | retrieve | hop | multi-hop answer | refeed | yes/no
+    module: str = ""  # self-knowledge | retrieve | hop | multi-hop answer | refeed | yes/no | parts | reread
     strategy: str = ""  # the method it comes from
     why: str = ""  # the hop: why it runs
     draft: str = ""  # refeed: the answer being checked
@@ -237,3 +237,17 @@ class FolderQuestion(Detail):
     files: list[str] = field(default_factory=list)  # the files found (named by their path), or the file read
     total: int = 0  # files in the index (the collection searched)
     passages: int = 0  # passages that mention the topic, or passages of the file read
+
+
+@register_detail
+@dataclass
+class AnswerReread(Detail):
+    """On a person's files, the reader read again the lines of a cited file around an answer it
+    wrote (assistant/grounding/documents_check.py): does the file give it as the answer?"""
+
+    kind: ClassVar[str] = "documents.reread"
+    asked: str = ""  # the question, or the part of it this answer answers
+    claim: str = ""  # the answer checked
+    path: str = ""  # the file read again
+    p_yes: float = 0.0  # the reader's P(yes) over yes and no
+    confirmed: bool = False  # at or above the threshold: presented as supported

@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from typing import Callable, Sequence
 
 from ..events.core import Passage
+from .documents_check import States, asked_and_claimed
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
                         supporting_passages, text_for_matching)
 from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
@@ -167,13 +168,15 @@ def answers_the_kind_asked(question: str, answer: str) -> bool:
 
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
                      from_memory: bool = False, subject: frozenset[str] = frozenset(),
-                     parts: bool = False) -> Attribution:
+                     parts: bool = False, states: States | None = None) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
     ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
-    rests on a file another part names (`_about_their_parts`)."""
+    rests on a file another part names (`_about_their_parts`). states: the trained check
+    (documents_check.py) that the passages a sentence rests on state it as the answer to what
+    was asked; None: the word check alone."""
     given = list(given)
     if from_memory:
-        checked = ground_documents(answer, question, given, honest, subject=subject) if given else None
+        checked = ground_documents(answer, question, given, honest, subject=subject, states=states) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
@@ -185,6 +188,9 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     said = sentences(answer) or [answer]
     found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
              for s in said]
+    if states is not None:
+        found = [f if not f or states(*asked_and_claimed(question, s, parts), [given[i] for i in f]) else []
+                 for s, f in zip(said, found)]
     # a short sentence with no word of its own beside a stated one ("She is the lead.") needs none
     stated = [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
     cited_ids = list(dict.fromkeys(i for f in found for i in f))

@@ -46,8 +46,9 @@ from ..answering.parts import Part, combined, parts_of
 from ..checks import CHECKS
 from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
-from ..events.details import PipelineStage
+from ..events.details import AnswerReread, PipelineStage
 from ..grounding.documents import ground_documents, subject_of
+from ..grounding.documents_check import CheckedResult, ReaderCheck, reader_threshold, reread_line
 from ..grounding.verdict import SUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
@@ -109,6 +110,10 @@ class DefaultPipeline(Strategy):
         # missing hop and the checks made for encyclopedic pages left out; the grounding check
         # made for such files (assistant/grounding/documents.py)
         documents: bool = True
+        # on such files, a short answer the word check finds written in a cited passage is read
+        # again by the reader, with the lines around it: supported only if they give it as the
+        # answer (one short call per claim; assistant/grounding/documents_check.py)
+        reread: bool = True
 
     name = "default"
 
@@ -160,7 +165,38 @@ class DefaultPipeline(Strategy):
                 stage = self._stage(ctx, numbers, check.stage, check.summary)
                 yield stage
                 answer = yield from check.decide(question, answer, pending, ctx, parent=stage.step)
+        if documents and self.opts.ground and self.opts.reread:
+            answer = yield from self._reread_in_files(question, answer, ctx, numbers)
         return answer
+
+    def _reread_in_files(self, question: str, answer: Result, ctx: RunContext, numbers) -> StrategyRun:
+        """An answer the word check finds written in the files is read again, claim by claim, in
+        the lines around it; the label it gets is decided here (CheckedResult) and the runner
+        keeps it. An answer the word check does not back needs no second look; a reader with no
+        measured threshold is not asked (the catalog's `reread`)."""
+        threshold = reader_threshold(ctx.reader)
+        if threshold is None:
+            return answer
+        subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
+        memory = answer.resolved_by.startswith("self-knowledge")
+        parts = Origin.parse(answer.resolved_by).source == PARTS
+        words = ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
+                                 subject=subject, parts=parts)
+        if words.grounding != SUPPORTED:
+            return answer
+        stage = self._stage(ctx, numbers, "reread", "Read again the lines each answer rests on")
+        yield stage
+        check = ReaderCheck(ctx.reader, threshold, before_call=ctx.check_budget)
+        try:
+            checked = ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
+                                       subject=subject, parts=parts, states=check.states)
+        except BudgetExceeded as exc:
+            yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; the answer is labelled by its words alone")
+            return answer
+        for v in check.verdicts:
+            yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
+                               claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed)
+        return CheckedResult(answer.text, answer.citations, answer.resolved_by, answer.avg_prob, attribution=checked)
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
         documents = self._on_files(ctx)

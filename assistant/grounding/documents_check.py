@@ -1,0 +1,134 @@
+"""The reader reads again the line an answer rests on: on a person's own files, a short answer the
+word check finds written in a cited passage is presented as supported only when the reader, shown
+that passage's lines around it with the question, says the text gives it as the answer.
+
+The word check (documents.py) finds the passage that writes the answer; it cannot tell the line that
+answers the question from another line of the same manual ("v1.2" for unzip's version, from
+"zipinfo v1.2"; "October 07, 2026" for when a module appeared, from the page's "Last updated"
+line), nor a file that only holds the answer's words. One short reader call per claim (the lines
+around it, not the five passages) scores yes against no, against the threshold measured for that
+reader (the catalog's `reread`: 0.63 for Qwen2.5-Coder-1.5B, chosen on the personal set's tune
+half with lab/documents_check_replay.py). A reader with none measured is not asked: the bundled
+SmolLM2-135M said no to right answers. A small cross-encoder trained on
+reader-written questions from other manuals was tried first and ranked right and wrong answers no
+better than chance on the tune half (lab/notes/issue-51.md).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..context import Result
+from ..events.core import Passage
+from .citations import STOPWORDS, Attribution, stem, text_for_matching
+
+# words each side of the answer: a manual's option line and its neighbours, a sentence or two
+WINDOW_WORDS = 45
+# a claim of more words than this is a sentence (a summary), not a fact to find on one line
+SHORT_CLAIM = 8
+# passages read again per claim at most: the cited ones, best first
+MAX_PASSAGES = 2
+
+PROMPT = ("From the file {path}:\n\"{lines}\"\n\nQuestion: {asked}\nProposed answer: {claim}\n\n"
+          "Does this text say that the proposed answer is the answer to the question? Reply yes or no.")
+
+States = Callable[[str, str, Sequence[Passage]], bool]
+
+
+def asked_and_claimed(question: str, sentence: str, parts: bool) -> tuple[str, str]:
+    """(what was asked, what is claimed) for one sentence of the answer: a part's sentence ("Who
+    wrote timeout: Padraig Brady.") is its own question and answer."""
+    sentence = sentence.strip().rstrip(".")
+    if parts and ":" in sentence:
+        asked, claimed = sentence.split(":", 1)
+        return asked.strip(), claimed.strip()
+    return question, sentence
+
+
+def _words(text: str) -> set[str]:
+    return {stem(w) for w in text_for_matching(text).split()} - STOPWORDS
+
+
+def lines_around(text: str, claim: str, asked: str, width: int = WINDOW_WORDS) -> str:
+    """The passage's words around where it writes the claim (of several places, the one whose
+    neighbourhood holds most of the question's words); its opening when it never does."""
+    words = text.split()
+    keys = [k for k in re.findall(r"[\w.@/+-]+", claim.lower()) if len(k) > 1 or k.isdigit()] or [claim.lower()]
+    hits = [i for i, w in enumerate(words) if any(k in w.lower() for k in keys)]
+    if not hits:
+        return " ".join(words[:2 * width])
+    asked_words = _words(asked)
+
+    def around(i: int) -> list[str]:
+        return words[max(0, i - width):i + width]
+    best = max(hits, key=lambda i: (len(asked_words & _words(" ".join(around(i)))), -i))
+    return " ".join(around(best))
+
+
+def says_yes(reader, asked: str, claim: str, passage: Passage) -> float:
+    """The reader's P(yes) over yes and no that the passage's lines give the claim as the answer."""
+    prompt = PROMPT.format(path=passage.path or passage.title, lines=lines_around(passage.text, claim, asked),
+                           asked=asked, claim=claim)
+    yes, no = reader.score_options([{"role": "user", "content": prompt}], ["yes", "no"])
+    top = max(yes.logprob, no.logprob)
+    a, b = math.exp(yes.logprob - top), math.exp(no.logprob - top)
+    return a / (a + b)
+
+
+def reader_threshold(reader) -> float | None:
+    """The catalog's re-read threshold for the reader's file; None for a reader without one (or
+    when the catalog cannot be read: the word check alone then labels the answer)."""
+    from models.downloads.catalog import reader_measured
+
+    return reader_measured(reader, "reread")
+
+
+@dataclass
+class Verdict:
+    asked: str
+    claim: str
+    path: str
+    p_yes: float
+    confirmed: bool
+
+
+class ReaderCheck:
+    """`states` for documents.ground_documents: the reader confirms each short claim on one of its
+    cited passages; every verdict is kept (`verdicts`) so that the step can be shown."""
+
+    def __init__(self, reader, threshold: float, before_call: Callable[[], None] | None = None):
+        self.reader = reader
+        self.threshold = threshold
+        self.before_call = before_call  # the run's reader-call budget
+        self.verdicts: list[Verdict] = []
+
+    def states(self, asked: str, claim: str, passages: Sequence[Passage]) -> bool:
+        if len(claim.split()) > SHORT_CLAIM or not passages:
+            return True
+        best = None
+        for passage in list(passages)[:MAX_PASSAGES]:
+            if self.before_call:
+                self.before_call()
+            p = says_yes(self.reader, asked, claim, passage)
+            if best is None or p > best.p_yes:
+                best = Verdict(asked, claim, passage.path or passage.title, round(p, 3), p >= self.threshold)
+            if best.confirmed:
+                break
+        self.verdicts.append(best)
+        return best.confirmed
+
+
+def reread_line(v: Verdict) -> str:
+    """The step as the user reads it."""
+    if v.confirmed:
+        return f"Read {v.path} again: it gives “{v.claim}” as the answer"
+    return f"Read {v.path} again: it writes “{v.claim}”, but not as the answer to this question"
+
+
+@dataclass
+class CheckedResult(Result):
+    """An answer whose label was decided by the re-read (the runner uses it as it is)."""
+
+    attribution: Attribution | None = None
