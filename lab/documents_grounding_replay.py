@@ -33,13 +33,13 @@ def word_counter(index: Path):
     return passages_with
 
 
-def regrounded(record: dict, subject: frozenset[str]) -> dict:
+def regrounded(record: dict, subject: frozenset[str], states=None) -> dict:
     if record.get("resolved_by", "").startswith("folder") or not record.get("read"):
         return record  # a folder answer brings its own citations
     given = [Passage(id=p["id"], text=p["text"], title=p.get("title", ""), path=p.get("path", "")) for p in record["read"]]
     memory = record.get("resolved_by", "").startswith("self-knowledge")
     checked = ground_documents(record["prediction"], record["question"], given, from_memory=memory, subject=subject,
-                               parts=record.get("resolved_by", "").startswith("parts"))
+                               parts=record.get("resolved_by", "").startswith("parts"), states=states)
     return {**record, "grounding": checked.grounding, "cited_paths": [p.path for p in checked.cited]}
 
 
