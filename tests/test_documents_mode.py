@@ -112,6 +112,8 @@ def test_an_answer_the_reread_lines_do_not_give_is_not_supported_and_says_why():
     assert answer.grounding == "not in your documents" and not answer.citations
     reread, = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
     assert not reread.data["confirmed"] and "but not as the answer to this question" in reread.summary
+    assert answer.marked_text.startswith("Not in your documents as an answer: ed-manual.md writes “bug-ed@gnu.org”, but "
+                                  "not as the answer to this question. The reader's unsupported guess: bug-ed@gnu.org")
     off, _ = run(question, {question: "bug-ed@gnu.org"}, rereads_yes=False, spec="default:reread=false")
     assert off[-1].grounding == "supported" and off[-1].counts["reader_calls"] == 1
 

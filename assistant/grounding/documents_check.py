@@ -120,6 +120,12 @@ class ReaderCheck:
         return best.confirmed
 
 
+def not_given(v: Verdict, answer: str) -> str:
+    """The label of an answer the re-read did not confirm: what the file does hold, in plain words."""
+    return (f"Not in your documents as an answer: {v.path} writes “{v.claim}”, but not as the answer to this "
+            f"question. The reader's unsupported guess: {answer}")
+
+
 def reread_line(v: Verdict) -> str:
     """The step as the user reads it."""
     if v.confirmed:

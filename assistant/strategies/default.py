@@ -48,8 +48,8 @@ from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import AnswerReread, PipelineStage
 from ..grounding.documents import ground_documents, subject_of
-from ..grounding.documents_check import CheckedResult, ReaderCheck, reader_threshold, reread_line
-from ..grounding.verdict import SUPPORTED, GroundingRule
+from ..grounding.documents_check import CheckedResult, ReaderCheck, not_given, reader_threshold, reread_line
+from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
 from .base import Strategy
@@ -196,6 +196,9 @@ class DefaultPipeline(Strategy):
         for v in check.verdicts:
             yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
                                claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed)
+        turned = next((v for v in check.verdicts if not v.confirmed), None)
+        if checked.grounding == UNSUPPORTED and turned is not None and self.opts.honest:
+            checked = replace(checked, marked_text=not_given(turned, answer.text))
         return CheckedResult(answer.text, answer.citations, answer.resolved_by, answer.avg_prob, attribution=checked)
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
