@@ -171,9 +171,9 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
                      parts: bool = False, states: States | None = None) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
     ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
-    rests on a file another part names (`_about_their_parts`). states: the trained check
-    (documents_check.py) that the passages a sentence rests on state it as the answer to what
-    was asked; None: the word check alone."""
+    rests on a file another part names (`_about_their_parts`). states: the reader's re-read
+    (documents_check.ReaderCheck.states): do the passages a sentence rests on give it as the answer
+    to what was asked? None: the word check alone."""
     given = list(given)
     if from_memory:
         checked = ground_documents(answer, question, given, honest, subject=subject, states=states) if given else None
