@@ -106,8 +106,11 @@ def test_ctrl_c_keeps_the_part_and_the_next_pull_resumes(tmp_path, hub, env):
     half = len(data) // 2
     hub.files[f"{REPO}/{FILE}"] = fake_hub.HubFile(data)
     hub.stall_at = half
+    # a test run started in the background (`cmd &` in a script) ignores SIGINT, and a child inherits
+    # that: Ctrl-C's default action is given back to the pull, as a terminal would have it
     process = subprocess.Popen([sys.executable, "-m", "assistant", "models", "pull", REPO, FILE], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     folder = downloaded(tmp_path).parent
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # until the client has written what it received, bar one chunk
