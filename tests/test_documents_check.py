@@ -143,3 +143,21 @@ def test_the_reread_threshold_is_the_catalogs_for_the_reader_measured():
     assert reread_threshold_of("/anywhere/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") == 0.63
     assert reread_threshold_of("/anywhere/Qwen2.5-3B-Instruct-Q4_K_M.gguf") is None  # not measured
     assert reread_threshold_of("/anywhere/my-own-model.gguf") is None
+
+
+def test_the_claims_to_read_are_planned_without_a_call_and_each_read_once():
+    from assistant.grounding.documents_check import planned_claims
+
+    question = "How many lines per piece does split make, and who wrote tee?"
+    answer = "How many lines per piece does split make: 1000. Who wrote tee: Mike Parker."
+    reader = YesWhen("1000 lines")
+    check = ReaderCheck(reader, 0.63)
+    ground = lambda states: ground_documents(answer, question, PASSAGES, parts=True, states=states)  # noqa: E731
+    claims = planned_claims(ground)
+    assert [(a, c, [p.id for p in ps]) for a, c, ps in claims] == [
+        ("How many lines per piece does split make", "1000", ["split-1"]), ("Who wrote tee", "Mike Parker", ["tee-1"])]
+    assert reader.prompts == []  # planning reads nothing
+    for asked, claim, passages in claims:
+        check.verdict(asked, claim, passages)
+    calls = len(reader.prompts)
+    assert ground(check.states).grounding == "not in your documents" and len(reader.prompts) == calls

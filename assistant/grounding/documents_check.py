@@ -94,19 +94,42 @@ class Verdict:
     confirmed: bool
 
 
+Claim = tuple[str, str, tuple[str, ...]]  # (asked, claimed, the ids of the passages it rests on)
+
+
+def needs_reading(claim: str, passages: Sequence[Passage]) -> bool:
+    return len(claim.split()) <= SHORT_CLAIM and bool(passages)
+
+
+def planned_claims(ground: Callable[[States], object]) -> list[tuple[str, str, list[Passage]]]:
+    """The claims a grounding call would have read again, in order, without reading any: `ground`
+    runs the word check with the `states` it is given (which here records and says yes)."""
+    planned = []
+
+    def record(asked: str, claim: str, passages: Sequence[Passage]) -> bool:
+        if needs_reading(claim, passages):
+            planned.append((asked, claim, list(passages)))
+        return True
+    ground(record)
+    return planned
+
+
 class ReaderCheck:
-    """`states` for documents.ground_documents: the reader confirms each short claim on one of its
-    cited passages; every verdict is kept (`verdicts`) so that the step can be shown."""
+    """The reader confirms each short claim on one of its cited passages. `verdict` reads one
+    claim (so that a caller can show each as it is made); `states`, for documents.ground_documents,
+    reads the claims not yet read and answers from the verdicts; every verdict is kept."""
 
     def __init__(self, reader, threshold: float, before_call: Callable[[], None] | None = None):
         self.reader = reader
         self.threshold = threshold
         self.before_call = before_call  # the run's reader-call budget
         self.verdicts: list[Verdict] = []
+        self._decided: dict[Claim, Verdict] = {}
 
-    def states(self, asked: str, claim: str, passages: Sequence[Passage]) -> bool:
-        if len(claim.split()) > SHORT_CLAIM or not passages:
-            return True
+    def verdict(self, asked: str, claim: str, passages: Sequence[Passage]) -> Verdict:
+        key = (asked, claim, tuple(p.id for p in passages))
+        if key in self._decided:
+            return self._decided[key]
         best = None
         for passage in list(passages)[:MAX_PASSAGES]:
             if self.before_call:
@@ -116,8 +139,12 @@ class ReaderCheck:
                 best = Verdict(asked, claim, passage.path or passage.title, round(p, 3), p >= self.threshold)
             if best.confirmed:
                 break
+        self._decided[key] = best
         self.verdicts.append(best)
-        return best.confirmed
+        return best
+
+    def states(self, asked: str, claim: str, passages: Sequence[Passage]) -> bool:
+        return not needs_reading(claim, passages) or self.verdict(asked, claim, passages).confirmed
 
 
 def not_given(v: Verdict, answer: str) -> str:

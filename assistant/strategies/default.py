@@ -48,7 +48,8 @@ from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import AnswerReread, PipelineStage
 from ..grounding.documents import ground_documents, subject_of
-from ..grounding.documents_check import CheckedResult, ReaderCheck, not_given, reader_threshold, reread_line
+from ..grounding.documents_check import (CheckedResult, ReaderCheck, not_given, planned_claims, reader_threshold,
+                                        reread_line)
 from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
@@ -180,22 +181,27 @@ class DefaultPipeline(Strategy):
         subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
-        words = ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
-                                 subject=subject, parts=parts)
-        if words.grounding != SUPPORTED:
+
+        def ground(states=None):
+            return ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
+                                    subject=subject, parts=parts, states=states)
+        if ground().grounding != SUPPORTED:
+            return answer
+        claims = planned_claims(ground)
+        if not claims:  # only sentences too long to read on one line: the word check's label stands
             return answer
         stage = self._stage(ctx, numbers, "reread", "Read again the lines each answer rests on")
         yield stage
         check = ReaderCheck(ctx.reader, threshold, before_call=ctx.check_budget)
         try:
-            checked = ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
-                                       subject=subject, parts=parts, states=check.states)
+            for asked, claim, passages in claims:  # each verdict shown as it is made
+                v = check.verdict(asked, claim, passages)
+                yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
+                                   claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed)
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; the answer is labelled by its words alone")
             return answer
-        for v in check.verdicts:
-            yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
-                               claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed)
+        checked = ground(check.states)  # every claim read above: no further call
         turned = next((v for v in check.verdicts if not v.confirmed), None)
         if checked.grounding == UNSUPPORTED and turned is not None and self.opts.honest:
             checked = replace(checked, marked_text=not_given(turned, answer.text))
