@@ -9,9 +9,9 @@ line), nor a file that only holds the answer's words. One short reader call per 
 around it, not the five passages) scores yes against no, against the threshold measured for that
 reader (the catalog's `reread`: 0.63 for Qwen2.5-Coder-1.5B, chosen on the personal set's tune
 half with lab/documents_check_replay.py). A reader with none measured is not asked: the bundled
-SmolLM2-135M said no to right answers. A small cross-encoder trained on
-reader-written questions from other manuals was tried first and ranked right and wrong answers no
-better than chance on the tune half (lab/notes/issue-51.md).
+SmolLM2-135M said no to right answers. A small cross-encoder trained on reader-written questions
+from other manuals was tried first and ranked right and wrong answers no better than chance on the
+tune half (lab/notes/issue-51.md).
 """
 from __future__ import annotations
 
