@@ -2,14 +2,8 @@
 as it was written (folder/answers.py); the runner uses them as they are."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..context import Result
-from ..grounding.citations import Attribution
+from ..grounding.citations import LabelledResult
 
 SUPPORTED = "supported"  # the label grounding/verdict.py gives an answer its cited passages hold
 
-
-@dataclass
-class FolderResult(Result):
-    attribution: Attribution | None = None
+FolderResult = LabelledResult

@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..context import Result
 from ..events.core import Passage
 
 # words that carry no evidence: a passage holding "the" or "is" supports nothing
@@ -66,6 +67,14 @@ class Attribution:
     marked_text: str = ""
     grounding: str = ""  # "" (not checked) | supported | pieced together | not in your documents | from memory
     closest: list[Passage] = field(default_factory=list)
+
+
+@dataclass
+class LabelledResult(Result):
+    """An answer whose citations and label were decided as it was written (a folder answer, an
+    answer read again in a person's files); the runner uses its attribution as it is."""
+
+    attribution: Attribution | None = None
 
 
 def supporting_passages(sentence: str, question: str, texts: Sequence[str], token_sets: Sequence[set[str]],

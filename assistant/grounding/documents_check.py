@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..context import Result
 from ..events.core import Passage
-from .citations import STOPWORDS, Attribution, stem, text_for_matching
+from .citations import STOPWORDS, stem, text_for_matching
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
 WINDOW_WORDS = 45
@@ -158,10 +157,3 @@ def reread_line(v: Verdict) -> str:
     if v.confirmed:
         return f"Read {v.path} again: it gives “{v.claim}” as the answer"
     return f"Read {v.path} again: it writes “{v.claim}”, but not as the answer to this question"
-
-
-@dataclass
-class CheckedResult(Result):
-    """An answer whose label was decided by the re-read (the runner uses it as it is)."""
-
-    attribution: Attribution | None = None

@@ -48,8 +48,8 @@ from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import AnswerReread, PipelineStage
 from ..grounding.documents import ground_documents, subject_of
-from ..grounding.documents_check import (CheckedResult, ReaderCheck, not_given, planned_claims, reader_threshold,
-                                        reread_line)
+from ..grounding.citations import LabelledResult
+from ..grounding.documents_check import ReaderCheck, not_given, planned_claims, reader_threshold, reread_line
 from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
@@ -172,7 +172,7 @@ class DefaultPipeline(Strategy):
 
     def _reread_in_files(self, question: str, answer: Result, ctx: RunContext, numbers) -> StrategyRun:
         """An answer the word check finds written in the files is read again, claim by claim, in
-        the lines around it; the label it gets is decided here (CheckedResult) and the runner
+        the lines around it; the label it gets is decided here (LabelledResult) and the runner
         keeps it. An answer the word check does not back needs no second look; a reader with no
         measured threshold is not asked (the catalog's `reread`)."""
         threshold = reader_threshold(ctx.reader)
@@ -205,7 +205,7 @@ class DefaultPipeline(Strategy):
         turned = next((v for v in check.verdicts if not v.confirmed), None)
         if checked.grounding == UNSUPPORTED and turned is not None and self.opts.honest:
             checked = replace(checked, marked_text=not_given(turned, answer.text))
-        return CheckedResult(answer.text, answer.citations, answer.resolved_by, answer.avg_prob, attribution=checked)
+        return LabelledResult(answer.text, answer.citations, answer.resolved_by, answer.avg_prob, attribution=checked)
 
     def _answer(self, question: str, ctx: RunContext, numbers) -> StrategyRun:
         documents = self._on_files(ctx)
