@@ -2,11 +2,12 @@
 training data for the check that a person's own files state an answer (issue 51).
 
 The grounding encoder learned from Wikipedia paragraphs; a person's files are manuals, notes and
-reference pages. Here the reader writes one question per passage of a man page or a page of
-Python's own documentation, with the short fact that answers it as the passage writes it; a pair
-is kept only when that fact stands in the passage and not in the question. No file of the
-personal question set's folder (lab/personal_docs) is used, nor any file the data rules reserve
-(a package's README, AUTHORS, NEWS or copyright; a Python package's METADATA or LICENSE).
+reference pages. Here one fact of a passage of a man page or a page of Python's own documentation
+(an option, a number, a version, an address, a path: `facts`) is picked, and the reader writes a
+question it answers; the question is kept only when it does not give the fact away (`question_of`).
+No file of the personal question set's folder (lab/personal_docs) is used, nor any file the data
+rules reserve (a package's README, AUTHORS, NEWS or copyright; a Python package's METADATA or
+LICENSE).
 
     python -m lab.documents_claims --reader GGUF --out FILE [--shard 0/2]
 """
@@ -100,7 +101,6 @@ def main() -> None:
     parser.add_argument("--py-pages", type=int, default=40)
     parser.add_argument("--seed", type=int, default=51)
     args = parser.parse_args()
-    from models.reader.llama_load import cpu_has_amx  # noqa: F401  (the reader picks AMX buffers off)
     from models.reader.llama_reader import Reader
 
     k, n = (int(x) for x in args.shard.split("/"))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..events.core import Passage
-from .citations import STOPWORDS, stem, text_for_matching
+from .citations import STOPWORDS, Attribution, stem, text_for_matching
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
 WINDOW_WORDS = 45
@@ -100,17 +100,17 @@ def needs_reading(claim: str, passages: Sequence[Passage]) -> bool:
     return len(claim.split()) <= SHORT_CLAIM and bool(passages)
 
 
-def planned_claims(ground: Callable[[States], object]) -> list[tuple[str, str, list[Passage]]]:
-    """The claims a grounding call would have read again, in order, without reading any: `ground`
-    runs the word check with the `states` it is given (which here records and says yes)."""
+def planned_claims(ground: Callable[[States], Attribution]) -> tuple[Attribution, list[tuple[str, str, list[Passage]]]]:
+    """The word check's attribution and the claims it would have read again, in order, without
+    reading any: `ground` runs the word check with the `states` it is given (which here records
+    each claim and says yes, so the attribution is the word check's alone)."""
     planned = []
 
     def record(asked: str, claim: str, passages: Sequence[Passage]) -> bool:
         if needs_reading(claim, passages):
             planned.append((asked, claim, list(passages)))
         return True
-    ground(record)
-    return planned
+    return ground(record), planned
 
 
 class ReaderCheck:

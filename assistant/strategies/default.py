@@ -182,13 +182,11 @@ class DefaultPipeline(Strategy):
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
 
-        def ground(states=None):
+        def ground(states):
             return ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
                                     subject=subject, parts=parts, states=states)
-        if ground().grounding != SUPPORTED:
-            return answer
-        claims = planned_claims(ground)
-        if not claims:  # only sentences too long to read on one line: the word check's label stands
+        words, claims = planned_claims(ground)
+        if words.grounding != SUPPORTED or not claims:  # not backed, or only sentences too long to read
             return answer
         stage = self._stage(ctx, numbers, "reread", "Read again the lines each answer rests on")
         yield stage
