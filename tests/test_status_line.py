@@ -40,3 +40,38 @@ def test_no_status_line_when_piped_or_traced():
     line.event(Retrieved(step=1, query="q", passages=[]))
     line.clear()
     assert quiet.getvalue() == ""
+
+
+def test_ask_shows_the_status_line_before_the_models_load(monkeypatch, tmp_path):
+    """`ask` loads the models before its first event (seconds on a laptop): the line comes first."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from assistant import runner
+    from assistant.cli.main import app
+    from assistant.context import RunContext
+    from helpers.fakes import FakeJudge, FakeReader, FakeRetriever
+
+    screen = io.StringIO()
+    plain_init = StatusLine.__init__
+
+    def on_a_terminal(self, enabled, stream=None):  # CliRunner's stderr is no terminal
+        plain_init(self, enabled=True, stream=screen)
+
+    seen_while_loading = []
+
+    def loading(settings, strategy):
+        seen_while_loading.append(screen.getvalue())
+        return RunContext(settings=settings, reader=FakeReader(lambda prompt: "Ada"), judge=FakeJudge(),
+                          retriever=FakeRetriever({"heron": "Ada leads the Heron project."}))
+
+    monkeypatch.setattr(StatusLine, "__init__", on_a_terminal)
+    monkeypatch.setattr(runner, "build_context", loading)
+    monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(app, ["ask", "Who leads Heron?", "--strategy", "rag", "--local"])
+    assert result.exit_code == 0, result.output
+    assert seen_while_loading and READY in seen_while_loading[0]
+    assert "Ada" in result.output
+    assert screen.getvalue().endswith("\r\x1b[K")  # wiped before the answer

@@ -87,7 +87,7 @@ def ask(
     from ..strategies import DEFAULT_STRATEGY, make_strategy
     from ..conversation.threads import checked_name
     from ..server.client import running_server
-    from .conversation import question_events, show
+    from .conversation import question_events, show, status_line
 
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
@@ -103,13 +103,18 @@ def ask(
     here = local or any(x is not None for x in (k, depth, index, reader, judge, relevance_judge, drafts)) \
         or not ensemble
     server = None if here else running_server(settings)  # probed once: question_events is told
+    status = status_line(trace or trace_full, as_json)  # before the models load: seconds on a laptop
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
         # in this process the models load first, where a Ctrl-C stops at once
-        ctx = service.prepare(settings, chosen) if server is None else None
+        try:
+            ctx = service.prepare(settings, chosen) if server is None else None
+        except BaseException:
+            status.clear()  # an error's line (or the Ctrl-C note) starts on its own
+            raise
         should_stop.loaded()
         events = question_events(question, chosen, spec, settings, thread, server is None,
                                  should_stop=should_stop, context=ctx, server=server)
-        show(events, trace or trace_full, as_json, full=trace_full)
+        show(events, trace or trace_full, as_json, full=trace_full, status=status)
     notice = demo_reader_notice(settings)  # after an answer: an error stays one line
     if notice:
         typer.echo(notice, err=True)

@@ -72,12 +72,20 @@ class LiveTokens:
         self.open, self.text = False, ""
 
 
-def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, full: bool = False) -> Answer | None:
-    """Print a question's events as `ask` does (`full`: passages and scores too); the Answer back."""
+def status_line(trace: bool = False, as_json: bool = False) -> StatusLine:
+    """The one-line status `show` keeps, already showing "Getting ready…" (on a terminal, untraced)."""
+    status = StatusLine(enabled=not (as_json or trace) and sys.stderr.isatty())
+    status.start()
+    return status
+
+
+def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, full: bool = False,
+         status: StatusLine | None = None) -> Answer | None:
+    """Print a question's events as `ask` does (`full`: passages and scores too); the Answer back.
+    `status`: a status line the caller showed before loading the models (else one starts here)."""
     steps = TraceWriter(full=full)
     live = LiveTokens(enabled=not as_json and sys.stdout.isatty())
-    status = StatusLine(enabled=not (as_json or trace) and sys.stderr.isatty())
-    status.start()  # at once: loading the models can take a while
+    status = status or status_line(trace, as_json)  # at once: loading the models can take a while
     answer = None
     try:
         for event in events:
