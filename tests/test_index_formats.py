@@ -56,6 +56,25 @@ def test_html_title_headings_and_no_script():
     assert "var x" not in texts(got)
 
 
+def test_html_keeps_the_pages_main_content_not_the_sites_menus_and_footer():
+    """A documentation page (Sphinx's shape): the sidebar, the related links and the footer with
+    its "Last updated on" date are the site's; the article inside role="main" is the page."""
+    page = (b"<html><head><title>secrets</title></head><body>"
+            b"<div class='related' role='navigation'><a href='x'>previous</a> | <a href='y'>modules</a></div>"
+            b"<div class='body' role='main'><h1>secrets</h1><p>New in version 3.6.</p>"
+            b"<footer><p>Written by Ken.</p></footer></div>"
+            b"<div class='sphinxsidebar' role='navigation'><h3>Previous topic</h3><p>hmac</p></div>"
+            b"<div class='footer'>Last updated on October 07, 2026.</div></body></html>")
+    got = texts(extract(Path("secrets.html"), page))
+    assert "New in version 3.6." in got and "Written by Ken." in got  # an article's own footer stays
+    for site in ("previous", "Previous topic", "hmac", "October 07"):
+        assert site not in got
+    # no main content marked: the whole body, less its landmarks
+    plain = (b"<html><body><header role='banner'>Site</header><p>Otters eat clams.</p>"
+             b"<div role='contentinfo'>Copyright 2026</div></body></html>")
+    assert texts(extract(Path("otters.html"), plain)) == "Otters eat clams."
+
+
 def test_rst_sections():
     source = "Guide\n=====\n\nIntro text.\n\nInstall\n-------\n\nRun the installer.\n".encode()
     got = extract(Path("guide.rst"), source)

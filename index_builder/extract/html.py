@@ -12,6 +12,9 @@ _DROP = {"script", "style", "noscript", "template", "svg", "head", "nav", "butto
 _BLOCKS = {"p", "div", "li", "ul", "ol", "pre", "blockquote", "table", "tr", "td", "th", "dd", "dt",
            "dl", "section", "article", "header", "footer", "aside", "main", "figure", "figcaption",
            "caption", "br", "hr", "body", "form", "fieldset", "address", "details", "summary"}
+# landmarks that are the site's, not the page's: menus, search boxes, the page-wide header and
+# footer ("Last updated on October 07, 2026" under every page of a manual would answer "when")
+_SITE_ROLES = {"navigation", "search", "banner", "contentinfo"}
 
 
 class _Sections:
@@ -53,7 +56,7 @@ def _walk(node, out: _Sections, title_h1: list[str]):
             out.inline.append(str(child))
         elif isinstance(child, Tag):
             name = (child.name or "").lower()
-            if name in _DROP:
+            if name in _DROP or str(child.get("role") or "").lower() in _SITE_ROLES:
                 continue
             if name in _HEADINGS:
                 text = " ".join(child.get_text(" ").split())
@@ -67,6 +70,14 @@ def _walk(node, out: _Sections, title_h1: list[str]):
                 out.end_block()
             else:
                 _walk(child, out, title_h1)
+
+
+def _main_content(soup) -> list:
+    """The page's main content where it marks it (<main>, role="main": documentation generators
+    and most sites do), else its whole body: sidebars and footers outside it are the site's."""
+    marked = soup.find_all(lambda tag: tag.name == "main" or str(tag.get("role") or "").lower() == "main")
+    outermost = [tag for tag in marked if not any(parent in marked for parent in tag.parents)]
+    return outermost or [soup.body or soup]
 
 
 def html_sections(markup: bytes | str, headings=None) -> tuple[str, list[Section], _Sections]:
@@ -85,7 +96,8 @@ def html_sections(markup: bytes | str, headings=None) -> tuple[str, list[Section
     title = " ".join(title_tag.get_text(" ").split()) if title_tag else ""
     out = _Sections(list(headings or []))
     first_h1: list[str] = []
-    _walk(soup.body or soup, out, first_h1)
+    for part in _main_content(soup):
+        _walk(part, out, first_h1)
     sections = out.close()
     return title or (first_h1[0] if first_h1 else ""), sections, out
 
