@@ -196,6 +196,18 @@ def test_a_number_is_found_as_written_in_the_passage_about_the_question():
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["gzip"]
 
 
+def test_a_number_is_found_in_the_form_the_manual_writes_it():
+    """"900000" is the "900 k" of bzip2's manual, "1,000,000" the "1000000" of a note; "6" is not
+    the "6,000" of another passage."""
+    given = [Passage(id="bzip2", text="-9 sets the block size to 900 k when compressing.", path="manuals/bzip2.txt")]
+    checked = ground_documents("900000", "What block size does bzip2 use with -9?", given)
+    assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["bzip2"]
+    note = [Passage(id="limits", text="The log limit for heron is 1000000 lines.", path="notes/heron-limits.md")]
+    assert ground_documents("1,000,000", "What is the log limit for heron?", note).grounding == "supported"
+    other = [Passage(id="count", text="The gzip level table lists 6,000 entries.", path="manuals/gzip.txt")]
+    assert ground_documents("6", "What compression level does gzip use by default?", other).grounding != "supported"
+
+
 def test_a_second_part_that_names_nothing_is_asked_of_what_the_first_names():
     parts = parts_of("Which diffutils version is my diff manual from, and what's the bug address?")
     assert [p.question for p in parts] == ["Which diffutils version is my diff manual from?",

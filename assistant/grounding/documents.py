@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 from ..events.core import Passage
 from .documents_check import States, asked_and_claimed
+from .numbers import number_value, number_written
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
                         supporting_passages, text_for_matching)
 from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
@@ -30,16 +31,36 @@ ABOUT_THE_QUESTION = 0.5
 
 # an address, a version, a number, a path: one token that must stand in a passage as written
 # (its pieces found across passages, "bug-tar@gnu.org" from "tar" and "gnu.org", state nothing)
-_ATOM = re.compile(r"[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d")
+_ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d")
 
 
 def atoms(sentence: str) -> list[str]:
     return [a.lower() for a in _ATOM.findall(sentence)]
 
 
+def _literally(text: str, atom: str) -> bool:
+    """The atom as a whole token; a number not as a piece of a grouped one ("6" of "6,000")."""
+    return re.search(rf"(?<![\w.])(?<!\d,){re.escape(atom)}(?![\w]|\.\w|,\d)", text) is not None
+
+
 def writes(text: str, atom: str) -> bool:
-    """The atom stands in the text as a whole token ("6" in "level -6", not in "1996")."""
-    return re.search(rf"(?<![\w.]){re.escape(atom)}(?![\w]|\.\w)", text) is not None
+    """The atom stands in the text as a whole token ("6" in "level -6", not in "1996"); a number
+    in any of the forms numbers.py reads ("900000" in "blocks of 900 k")."""
+    if _literally(text, atom):
+        return True
+    value = number_value(atom)
+    return value is not None and number_written(text, value) is not None
+
+
+def _as_written_in(text: str, sentence: str, written: Sequence[str]) -> str:
+    """The sentence with its numbers in the passage's form ("900000" -> "900 k"), so its words can
+    be looked for in the passage."""
+    for atom in written:
+        value = number_value(atom)
+        form = number_written(text, value) if value is not None else None
+        if form and not _literally(text, atom):
+            sentence = re.sub(re.escape(atom), form, sentence, flags=re.IGNORECASE)
+    return sentence
 
 
 def states_atoms(sentence: str, raw_texts: Sequence[str]) -> bool:
@@ -81,7 +102,8 @@ def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: i
             best = max(holders, key=lambda i: (len(own & token_sets[i]), len(asked & token_sets[i]), -i))
             if as_written:
                 return [best]
-            return [best] if supporting_passages(sentence, question, [texts[best]], [token_sets[best]], 1) else []
+            said = _as_written_in(raw[best], sentence, written)
+            return [best] if supporting_passages(said, question, [texts[best]], [token_sets[best]], 1) else []
     found = supporting_passages(sentence, question, texts, token_sets, min_keys)
     return found if states_atoms(sentence, [raw[i] for i in found]) else []
 

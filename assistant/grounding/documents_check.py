@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 
 from ..events.core import Passage
 from .citations import STOPWORDS, Attribution, stem, text_for_matching
+from .numbers import number_value, number_written
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
 WINDOW_WORDS = 45
@@ -55,6 +56,10 @@ def lines_around(text: str, claim: str, asked: str, width: int = WINDOW_WORDS) -
     neighbourhood holds most of the question's words); its opening when it never does."""
     words = text.split()
     keys = [k for k in re.findall(r"[\w.@/+-]+", claim.lower()) if len(k) > 1 or k.isdigit()] or [claim.lower()]
+    value = number_value(claim)
+    written = number_written(text, value) if value is not None else None
+    if written:  # the claim "900000" where the manual writes "900 k"
+        keys.append(written.split()[0].lower())
     hits = [i for i, w in enumerate(words) if any(k in w.lower() for k in keys)]
     if not hits:
         return " ".join(words[:2 * width])

@@ -1,0 +1,31 @@
+"""One number, several ways of writing it: "1,000,000" and "1000000", "900 k" and "900000".
+
+A person's manuals write sizes and counts as people do ("blocks of 900 k", "1,000,000 lines") and
+the reader answers in another form; the word check must find the number, not the characters.
+Only whole integers: "6" is not read inside "6,000", "1.5" or "1996".
+"""
+from __future__ import annotations
+
+import re
+
+# digits grouped by commas, or plain; an optional k, K or M right after (or after one space)
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\s?([kKM])(?!\w))?(?!\w|[.,]\d)")
+_TIMES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
+
+
+def _value(digits: str, suffix: str | None) -> int:
+    return int(digits.replace(",", "")) * _TIMES.get(suffix or "", 1)
+
+
+def number_value(token: str) -> int | None:
+    """The integer a token writes ("1,000,000", "900k", "42"), else None."""
+    match = _NUMBER.fullmatch(token.strip())
+    return _value(*match.groups()) if match else None
+
+
+def number_written(text: str, value: int) -> str | None:
+    """How the text writes this number ("900 k" for 900000), or None when it never does."""
+    for match in _NUMBER.finditer(text):
+        if _value(*match.groups()) == value:
+            return match.group(0)
+    return None
