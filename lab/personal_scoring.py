@@ -39,9 +39,33 @@ def normalise(text: str) -> str:
     return " ".join(token.rstrip(".:/") for token in text.split() if token.rstrip(".:/"))
 
 
+_MONTHS = {m: i for i, m in enumerate(("jan feb mar apr may jun jul aug sep oct nov dec").split(), 1)}
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATES = (  # (pattern, the groups holding year, month, day)
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b"), (3, 2, 1)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"), (3, 1, 2)),
+)
+
+
+def dates_in(text: str) -> set[tuple[int, int, int]]:
+    """The calendar dates a text writes, whatever the form: "2005-12-11", "11 December 2005",
+    "Dec 11, 2005" are one date."""
+    found = set()
+    for pattern, (y, m, d) in _DATES:
+        for match in pattern.finditer(text.lower()):
+            month = match.group(m)
+            month = int(month) if month.isdigit() else _MONTHS[month[:3]]
+            found.add((int(match.group(y)), month, int(match.group(d))))
+    return found
+
+
 def alias_in(alias: str, text: str) -> bool:
-    """Whether the answer names this alias."""
+    """Whether the answer names this alias (a date in any of the forms `dates_in` reads)."""
     alias = alias.strip()
+    asked_date = dates_in(alias)
+    if asked_date and asked_date & dates_in(text):
+        return True
     if alias.startswith("-"):  # a command option: as written, not inside a longer option
         return re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text.translate(DASHES)) is not None
     wanted = normalise(alias)

@@ -51,6 +51,13 @@ def test_options_match_as_written_and_words_match_whole():
     assert alias_in("Pádraig Brady", "Padraig Brady")
 
 
+def test_a_date_is_right_in_any_form():
+    for said in ("Date: 2005-12-11.", "11 December 2005", "December 11, 2005", "Dec 11 2005", "11th Dec. 2005"):
+        assert alias_in("11 December 2005", said), said
+    assert not alias_in("11 December 2005", "2005-11-12") and not alias_in("11 December 2005", "December 2005")
+    assert alias_in("2005", "11 December 2005") and not alias_in("1.4", "2005-12-11")
+
+
 def test_a_count_needs_no_citation_but_must_be_right():
     assert score(COUNT, record("You have 10 PDF files."), "default").right_supported_cited
     wrong = score(COUNT, record("You have 9 PDF files."), "default")
