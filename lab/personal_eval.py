@@ -11,6 +11,9 @@ kinds take turns, so a run stopped early still compares them on the same questio
 (harness.run_strategy's resumable JSONL, one file per strategy), so a rerun resumes. A question
 whose holding file differs from lab/personal_docs/manifest.json is flagged and left out of the
 table (drift.json beside the records). The report split is for the one reported run only.
+`--split dev` runs the dev questions (lab/personal_docs/dev_questions.jsonl, the default questions
+file for that split) over the dev folder (build_folder.py DEST --set dev), checked against
+lab/personal_docs/dev_manifest.json.
 """
 from __future__ import annotations
 
@@ -21,10 +24,11 @@ import sys
 from pathlib import Path
 
 from assistant.evaluation.personal_set import load_personal
-from lab.personal_docs.manifest import drift_line, drifted, read_manifest
+from lab.personal_docs.manifest import DEV_MANIFEST, MANIFEST, drift_line, drifted, read_manifest
 from lab.personal_scoring import rows, score, table
 
 QUESTIONS = Path(__file__).parent / "personal_docs" / "questions.jsonl"
+DEV_QUESTIONS = Path(__file__).parent / "personal_docs" / "dev_questions.jsonl"
 COLLECTION = "personal"
 
 
@@ -69,10 +73,11 @@ def run(args) -> Path:
     reader_name = registry.reader_path(settings).stem
     out = args.out or Path("lab/results/personal") / f"{args.split}-{reader_name}-{datetime.date.today()}"
     out.mkdir(parents=True, exist_ok=True)
-    drift = drifted(args.folder, read_manifest())
+    manifest = DEV_MANIFEST if args.split == "dev" else MANIFEST  # the dev folder has its own
+    drift = drifted(args.folder, read_manifest(manifest))
     (out / "drift.json").write_text(json.dumps(drift, indent=1) + "\n", encoding="utf-8")
     if drift:
-        print(drift_line(drift), flush=True)
+        print(drift_line(drift, manifest), flush=True)
     plan = RunPlan(dataset=args.questions, out_dir=out, settings=settings,
                    corpus=f"{settings.index_path} (collection {COLLECTION}, folder {args.folder.resolve()})",
                    reader_name=reader_name)
@@ -144,8 +149,9 @@ def report(out: Path, questions_file: Path, split: str | None, listing: bool = F
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, help="the personal-documents folder (build_folder.py DEST)")
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    parser.add_argument("--split", choices=("tune", "report"), default="tune")
+    parser.add_argument("--questions", type=Path, help="questions file (default: questions.jsonl, "
+                                                     "dev_questions.jsonl for --split dev)")
+    parser.add_argument("--split", choices=("tune", "report", "dev"), default="tune")
     parser.add_argument("--strategies", default="default,rag")
     parser.add_argument("--reader", type=Path, help="a .gguf reader (default: the bundled one)")
     parser.add_argument("--ids", help="only these question ids (comma-separated)")
@@ -155,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", type=Path, help="recompute the table from the records in this folder")
     parser.add_argument("--list", action="store_true", help="also list every question's scores")
     args = parser.parse_args(argv)
+    args.questions = args.questions or (DEV_QUESTIONS if args.split == "dev" else QUESTIONS)
     if args.replay:
         print(report(args.replay, args.questions, args.split, args.list))
         return 0

@@ -125,7 +125,7 @@ def test_questions_file_is_checked(tmp_path):
                                "answers": [["x"]]}) + "\n")
     with pytest.raises(AssistantError, match="unanswerable"):
         load_personal(bad)
-    bad.write_text(json.dumps({"id": "a", "split": "dev", "kind": "one_fact", "question": "q?", "answers": [["x"]]}))
+    bad.write_text(json.dumps({"id": "a", "split": "train", "kind": "one_fact", "question": "q?", "answers": [["x"]]}))
     with pytest.raises(AssistantError, match="split"):
         load_personal(bad)
 

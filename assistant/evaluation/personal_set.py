@@ -1,7 +1,7 @@
 """A personal-documents question set (lab/personal_docs/questions.jsonl): questions over a folder
 of a person's own files, each answer in parts, each part with the files that hold it.
 
-One JSON object a line: id, split ("tune" | "report"), kind (one_fact | two_facts | two_files |
+One JSON object a line: id, split ("tune" | "report" | "dev"), kind (one_fact | two_facts | two_files |
 folder | unanswerable), question, answers (one list of acceptable aliases per part of the
 question), holding_files (per part, or one list for all parts), and for questions about the folder
 itself expected_files and/or expected_count. An unanswerable question has no answers.
@@ -17,7 +17,7 @@ from models.errors import AssistantError
 from .datasets import QAExample
 
 KINDS = ("one_fact", "two_facts", "two_files", "folder", "unanswerable")
-SPLITS = ("tune", "report")
+SPLITS = ("tune", "report", "dev")  # dev: lab/personal_docs/dev_questions.jsonl, its own folder
 UNANSWERABLE_GOLD = "(not in the folder)"  # the harness's gold for a question with no answer
 
 
@@ -64,7 +64,7 @@ def _question(record: dict, lineno: int) -> PersonalQuestion:
     if record["kind"] not in KINDS:
         raise bad(f"kind '{record['kind']}' is not one of {', '.join(KINDS)}")
     if record["split"] not in SPLITS:
-        raise bad(f"split '{record['split']}' is not tune or report")
+        raise bad(f"split '{record['split']}' is not tune, report or dev")
     answers = record.get("answers") or []
     if not all(isinstance(p, list) and p and all(isinstance(a, str) and a.strip() for a in p) for p in answers):
         raise bad("'answers' must be a list of non-empty lists of aliases")
@@ -101,6 +101,6 @@ def load_personal(path: Path | str, split: str | None = None) -> list[PersonalQu
         raise AssistantError(f"{path.name}: question ids repeat; each must be unique")
     if split is not None:
         if split not in SPLITS:
-            raise AssistantError(f"split '{split}' is not tune or report")
+            raise AssistantError(f"split '{split}' is not tune, report or dev")
         questions = [q for q in questions if q.split == split]
     return questions

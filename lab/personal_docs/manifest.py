@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("manifest.json")
+DEV_MANIFEST = Path(__file__).with_name("dev_manifest.json")  # the dev folder's (build_folder.py --set dev)
 
 
 def text_sha256(path: Path) -> str:
@@ -42,11 +43,11 @@ def drifted(folder: Path, manifest: dict[str, dict]) -> dict[str, str]:
     return out
 
 
-def drift_line(drift: dict[str, str]) -> str:
-    """One line saying what drifted, or "" when nothing did."""
+def drift_line(drift: dict[str, str], path: Path = MANIFEST) -> str:
+    """One line saying what drifted (from the manifest at `path`), or "" when nothing did."""
     if not drift:
         return ""
     listed = ", ".join(f"{name} ({why})" for name, why in sorted(drift.items())[:6])
     more = f" and {len(drift) - 6} more" if len(drift) > 6 else ""
-    return (f"drift: {len(drift)} of the folder's files differ from lab/personal_docs/manifest.json: "
+    return (f"drift: {len(drift)} of the folder's files differ from lab/personal_docs/{path.name}: "
             f"{listed}{more}; their questions are flagged")
