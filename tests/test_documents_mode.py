@@ -69,10 +69,16 @@ def test_a_question_of_several_parts_is_split_and_a_one_fact_question_is_not():
         "What is the version of bzip2?", "What is the release date of bzip2?"]
     assert [p.question for p in parts_of("Who wrote GNU bc and when was it released?")] == [
         "Who wrote GNU bc?", "When was GNU bc released?"]
+    # a setting both parts share stays with the first, and names what "it" is in the second
+    assert [p.question for p in parts_of("In my zip manual, what version is described, and what date is printed on it?")] \
+        == ["In my zip manual, what version is described?", "What date is printed on my zip manual?"]
+    assert [p.question for p in parts_of("With tail -f, how long does it wait, and how many lines does tail print?")] \
+        == ["With tail -f, how long does it wait?", "How many lines does tail print?"]
     for whole in ("Who wrote GNU bc?", "What is the meeting room on the third floor called?",
                   "Were Scott Derrickson and Ed Wood of the same nationality?",
                   "Which magazine was started first, Arthur's Magazine or First for Women?",
-                  "What is the difference between tar and cpio?", "Who directed the film and the play?"):
+                  "What is the difference between tar and cpio?", "Who directed the film and the play?",
+                  "In my cut manual, which option sets the delimiter and the fields?"):
         assert parts_of(whole) == [], whole
 
 
@@ -300,7 +306,8 @@ def test_more_shapes_of_a_question_of_two_parts():
     for question, expected in cases.items():
         assert [p.question for p in parts_of(question)] == expected, question
     for whole in ("Which RFC do the Base16, Base32 and Base64 encodings in my base64 notes come from?",
-                  "What is the difference between tar and cpio?", "Who directed the film and the play?"):
+                  "What is the difference between tar and cpio?", "Who directed the film and the play?",
+                  "In my cut manual, which option sets the delimiter and the fields?"):
         assert parts_of(whole) == [], whole
 
 

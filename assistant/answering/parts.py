@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
 # "Who wrote GNU bc and when was it released?": a second question after "and"
-_TWO_QUESTIONS = re.compile(rf"^(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>{_WH}\b.+?)\??$", re.I)
+# (after a setting both share: "With tail -f, how long does it wait, and how many lines ...?")
+_TWO_QUESTIONS = re.compile(rf"^(?P<lead>(?:with|in|for|on|about|from|using)\s+(?P<setting>[^,?]+),\s+)?"
+                            rf"(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>{_WH}\b.+?)\??$", re.I)
 # "... for bash and for GNU ed?": one ask, two subjects each with its own preposition
 _TWO_SUBJECTS = re.compile(r"^(?P<head>.+?\b(?P<prep>for|of|in|about|by))\s+(?P<a>.+?)\s*,?\s+and\s+"
                            r"(?:(?P=prep)\s+)(?P<b>.+?)\??$", re.I)
@@ -72,15 +74,17 @@ def parts_of(question: str) -> list[Part]:
     if (m := _TWO_QUESTIONS.match(text)):
         first, second = m["a"].rstrip(" ,?"), m["b"].rstrip(" ,?")
         labels = [_capital(q) for q in (first, second)]
+        first = f"{m['lead'] or ''}{first}"  # the setting stays with the first; a second naming nothing gets it too
         if _PRONOUN.search(labels[1]):
-            alone = _PRONOUN.sub(lambda p: _subject(first) + ("'s" if p[0].lower() == "its" else ""), labels[1])
+            subject = m["setting"] or _subject(first)
+            alone = _PRONOUN.sub(lambda p: subject + ("'s" if p[0].lower() == "its" else ""), labels[1])
         elif not _asks_whole(second) and len(_own_words(second)) <= 3 and (context := _context(first, second)):
             # "... and what's the bug address?" names nothing of its own: asked of what the first names
             # (and "what does gzip.open use?" asks nothing of its own: what the first asks)
             alone = f"{labels[1]} ({context})"
         else:
             alone = labels[1]
-        return [Part(f"{labels[0]}?", labels[0]), Part(f"{alone.rstrip('?')}?", labels[1])]
+        return [Part(f"{_capital(first)}?", labels[0]), Part(f"{alone.rstrip('?')}?", labels[1])]
     return []
 
 
