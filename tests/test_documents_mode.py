@@ -368,3 +368,22 @@ def test_each_part_of_a_joined_answer_rests_on_a_passage_about_its_own_part():
     notes = Passage(id="notes", text=join.text, path="work/coreutils-notes.docx")
     assert check("Who wrote join: Mike Haertel. What's the bug address: bug-coreutils@gnu.org.", [notes],
                  "Who wrote join, and what's the bug address?") == "supported"
+
+
+def test_each_part_must_answer_the_kind_its_part_asks():
+    """"For GNU grep: bug-reporting address." names no address: the whole answer is not supported,
+    though grep's manual writes those words."""
+    given = [Passage(id="sed", title="sed", path="manuals/sed.txt",
+                     text="GNU sed home page: <https://www.gnu.org/software/sed/>. E-mail bug reports to: "
+                          "<bug-sed@gnu.org>. SEE ALSO awk(1), ed(1), grep(1)"),
+             Passage(id="grep", title="grep", path="manuals/grep.txt",
+                     text="Copyright 1998-2000, 2002, 2005-2022 Free Software Foundation, Inc. BUGS Reporting Bugs "
+                          "Email bug reports to the bug-reporting address ⟨bug-grep@gnu.org⟩. An email archive "
+                          "⟨https://lists.gnu.org/mailman/listinfo/bug-grep⟩ is available.")]
+    question = "What are the bug addresses for GNU sed and for GNU grep?"
+    half = ground_documents("For GNU sed: bug-sed@gnu.org. For GNU grep: bug-reporting address.", question, given,
+                            parts=True)
+    assert half.grounding == "not in your documents"
+    whole = ground_documents("For GNU sed: bug-sed@gnu.org. For GNU grep: bug-grep@gnu.org.", question, given,
+                             parts=True)
+    assert whole.grounding == "supported" and [p.id for p in whole.cited] == ["sed", "grep"]

@@ -181,11 +181,21 @@ def subject_of(question: str, passages_with: Callable[[str], int] | None) -> fro
 
 # a question that asks for an address: an answer with none ("Paul Smith" for GNU make's bug
 # address) does not state what was asked, whatever passage holds its words
-_ASKS_ADDRESS = re.compile(r"\b(?:e-?mail|address|url|web\s?site|home\s?page)\b", re.I)
+_ASKS_ADDRESS = re.compile(r"\b(?:e-?mail|address|url|web\s?site|home\s?page)(?:s|es)?\b", re.I)
 
 
 def answers_the_kind_asked(question: str, answer: str) -> bool:
     return not _ASKS_ADDRESS.search(question) or bool(atoms(answer))
+
+
+def _each_part_answers_the_kind_asked(question: str, said: Sequence[str]) -> bool:
+    """Each part's answer is of the kind its part asks ("For GNU grep: bug-reporting address." is
+    no address); a part named only by its subject ("For GNU grep") asks what the question asks."""
+    for sentence in said:
+        asked, claimed = asked_and_claimed(question, sentence, True)
+        if not answers_the_kind_asked(question if re.match(r"(?i)for\b", asked) else asked, claimed):
+            return False
+    return True
 
 
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
@@ -217,7 +227,8 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     stated = [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
     cited_ids = list(dict.fromkeys(i for f in found for i in f))
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
-              and (parts or answers_the_kind_asked(question, answer))
+              and (_each_part_answers_the_kind_asked(question, said) if parts
+                   else answers_the_kind_asked(question, answer))
               and about_the_question(question, [given[i] for i in cited_ids], [token_sets[i] for i in cited_ids],
                                      subject)
               and (not parts or _about_their_parts(said, found, given, token_sets)))
