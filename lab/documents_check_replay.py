@@ -6,7 +6,7 @@ The reader's verdicts are computed once and reused across thresholds.
 Run it on the tune half to choose; the report half is answered once, with the shipped threshold.
 
     ASSISTANT_DATA_DIR=/tmp/personal-eval-data python -m lab.documents_check_replay RUN_DIR --reader GGUF \
-        [--thresholds 0.5,0.6] [--list]
+        [--thresholds 0.5,0.6] [--list] [--index DIR] [--questions lab/personal_docs/dev_questions.jsonl]
 """
 from __future__ import annotations
 
@@ -46,13 +46,15 @@ def main() -> None:
     parser.add_argument("--reader", type=Path, required=True)
     parser.add_argument("--index", type=Path, default=Path("/tmp/personal-eval-data/index"))
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--questions", type=Path, default=QUESTIONS,
+                        help="the run's question file (lab/personal_docs/dev_questions.jsonl for the dev split)")
     parser.add_argument("--thresholds", default="", help="comma-separated; default: the catalog's for the reader")
     parser.add_argument("--list", action="store_true", help="the answers whose label the re-read changes")
     args = parser.parse_args()
     from models.reader.llama_reader import Reader
 
     reader = RememberingReader(Reader(args.reader, n_ctx=2048, n_threads=args.threads))
-    questions = {q.id: q for q in load_personal(QUESTIONS)}
+    questions = {q.id: q for q in load_personal(args.questions)}
     count = word_counter(args.index)
     cuts = [float(t) for t in args.thresholds.split(",") if t] or [reread_threshold_of(args.reader) or 0.5]
     records = [json.loads(line) for f in sorted(args.run.glob("default__*.jsonl")) for line in f.read_text().splitlines()]

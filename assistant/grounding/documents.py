@@ -16,9 +16,11 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Callable, Sequence
 
+from index_builder.extract.text import plain_hyphens
+
 from ..events.core import Passage
 from .documents_check import States, asked_and_claimed
-from .numbers import number_value, number_written
+from .written_forms import number_value, number_written
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
                         supporting_passages, text_for_matching)
 from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
@@ -45,7 +47,7 @@ def _literally(text: str, atom: str) -> bool:
 
 def writes(text: str, atom: str) -> bool:
     """The atom stands in the text as a whole token ("6" in "level -6", not in "1996"); a number
-    in any of the forms numbers.py reads ("900000" in "blocks of 900 k")."""
+    in any of the forms written_forms.py reads ("900000" in "blocks of 900 k")."""
     if _literally(text, atom):
         return True
     value = number_value(atom)
@@ -90,6 +92,7 @@ def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: i
     numbers (when it has some) the one holding most of the question's words, else those holding
     its own words (citations.supporting_passages). A short answer whose words the question already
     holds (".venv" for "What folder name does the venv tutorial suggest?") is looked for as written."""
+    sentence = plain_hyphens(sentence)  # as `raw` is: "-i" is the "−i" of a groff PDF
     written = atoms(sentence)
     as_written = not written and not key_tokens(sentence, question) and len(sentence.split()) <= 3
     if as_written:
@@ -214,7 +217,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
     texts = [passage_words(p) for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
-    raw = [f"{p.path} {p.title} {p.text}".lower() for p in given]
+    raw = [plain_hyphens(f"{p.path} {p.title} {p.text}".lower()) for p in given]
     # in a longer answer a sentence with one word of its own leans on the one before, unless that
     # word is an address, version or number, or the sentence answers a part ("For kill: TERM.")
     said = sentences(answer) or [answer]

@@ -20,9 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from index_builder.extract.text import plain_hyphens
+
 from ..events.core import Passage
 from .citations import STOPWORDS, Attribution, stem, text_for_matching
-from .numbers import number_value, number_written
+from .written_forms import number_value, number_written
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
 WINDOW_WORDS = 45
@@ -54,6 +56,7 @@ def _words(text: str) -> set[str]:
 def lines_around(text: str, claim: str, asked: str, width: int = WINDOW_WORDS) -> str:
     """The passage's words around where it writes the claim (of several places, the one whose
     neighbourhood holds most of the question's words); its opening when it never does."""
+    text, claim = plain_hyphens(text), plain_hyphens(claim)  # "-i" is the "−i" of a groff PDF
     words = text.split()
     keys = [k for k in re.findall(r"[\w.@/+-]+", claim.lower()) if len(k) > 1 or k.isdigit()] or [claim.lower()]
     value = number_value(claim)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from ..chunking import Section
+from .text import plain_hyphens
 
 _HYPHEN_BREAK = re.compile(r"[\ufffe\u00ad-]\n(?=[a-z])")  # "man-\nagement" -> "management"
 
@@ -14,7 +15,7 @@ _HYPHEN_BREAK = re.compile(r"[\ufffe\u00ad-]\n(?=[a-z])")  # "man-\nagement" -> 
 def page_text(raw: str) -> str:
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     text = _HYPHEN_BREAK.sub("", text)
-    return text.replace("\ufffe", "").replace("\x00", "")
+    return plain_hyphens(text.replace("\ufffe", "").replace("\x00", ""))  # "−i" of groff: "-i"
 
 
 def pdf(path: Path, data: bytes):

@@ -6,6 +6,14 @@ from pathlib import Path
 from ..chunking import Section, markdown_sections
 
 _SNIFF_BYTES = 64 * 1024
+# minus sign, hyphen, non-breaking hyphen: typeset forms of "-" (not the en and em dashes of prose)
+_TYPESET_HYPHENS = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-"})
+
+
+def plain_hyphens(text: str) -> str:
+    """Typeset hyphens as "-": a PDF made by groff (a man page) writes the option "-i" as "−i"
+    (U+2212), where people, the reader and search write "-i"."""
+    return text.translate(_TYPESET_HYPHENS)
 
 
 def decode(data: bytes) -> str:

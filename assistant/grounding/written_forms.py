@@ -1,7 +1,8 @@
-"""One number, several ways of writing it: "1,000,000" and "1000000", "900 k" and "900000".
+"""One number, several ways of writing it: "1,000,000" and "1000000", "900 k" and "900000" (and for
+options, "−i" of a groff PDF and "-i": index_builder.extract.text.plain_hyphens).
 
-A person's manuals write sizes and counts as people do ("blocks of 900 k", "1,000,000 lines") and
-the reader answers in another form; the word check must find the number, not the characters.
+A person's manuals write sizes and counts as people do, and the reader answers in another form;
+the word check must find the number, not the characters.
 Only whole integers: "6" is not read inside "6,000", "1.5" or "1996".
 """
 from __future__ import annotations
