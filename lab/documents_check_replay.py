@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from assistant.evaluation.personal_set import load_personal
-from assistant.grounding.documents import subject_of
+from assistant.grounding.documents import files_named, subject_of
 from assistant.grounding.documents_check import ReaderCheck
 from models.downloads.catalog import reread_threshold_of
-from lab.documents_grounding_replay import QUESTIONS, regrounded, word_counter
+from lab.documents_grounding_replay import QUESTIONS, file_namer, regrounded, word_counter
 from lab.personal_scoring import rows, score, table
 
 
@@ -50,6 +50,7 @@ def main() -> None:
                         help="the run's question file (lab/personal_docs/dev_questions.jsonl for the dev split)")
     parser.add_argument("--thresholds", default="", help="comma-separated; default: the catalog's for the reader")
     parser.add_argument("--list", action="store_true", help="the answers whose label the re-read changes")
+    parser.add_argument("--named", action="store_true", help="with the rule for questions naming a file of the folder")
     args = parser.parse_args()
     from models.reader.llama_reader import Reader
 
@@ -59,13 +60,16 @@ def main() -> None:
     cuts = [float(t) for t in args.thresholds.split(",") if t] or [reread_threshold_of(args.reader) or 0.5]
     records = [json.loads(line) for f in sorted(args.run.glob("default__*.jsonl")) for line in f.read_text().splitlines()]
     subjects = {r["id"]: subject_of(r["question"], count) for r in records}
-    words = [score(questions[r["id"]], regrounded(r, subjects[r["id"]]), "word check") for r in records]
+    names = file_namer(args.index)
+    named = {r["id"]: files_named(r["question"], names) if args.named else frozenset() for r in records}
+    words = [score(questions[r["id"]], regrounded(r, subjects[r["id"]], named=named[r["id"]]), "word check")
+             for r in records]
     scored, changed = {"word check": words}, {}
     for cut in sorted(cuts, reverse=True):  # the highest first: every claim's passages are read
         name = f"+ re-read >= {cut:g}"
         checks = {r["id"]: ReaderCheck(reader, cut) for r in records}
-        scored[name] = [score(questions[r["id"]], regrounded(r, subjects[r["id"]], checks[r["id"]].states), name)
-                        for r in records]
+        scored[name] = [score(questions[r["id"]], regrounded(r, subjects[r["id"]], checks[r["id"]].states,
+                                                             named[r["id"]]), name) for r in records]
         changed[name] = [(a, b, checks[a.id].verdicts) for a, b in zip(words, scored[name]) if a.label != b.label]
     print(f"## {args.run} ({len(records)} records; {len(reader.seen)} re-reads, "
           f"{reader.seconds / max(1, len(reader.seen)):.1f} s each)\n")

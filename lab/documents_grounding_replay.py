@@ -33,13 +33,26 @@ def word_counter(index: Path):
     return passages_with
 
 
-def regrounded(record: dict, subject: frozenset[str], states=None) -> dict:
+def file_namer(index: Path):
+    """The index's one-word file names, as HybridRetriever.file_names reads them."""
+    import re
+    from pathlib import PurePosixPath
+
+    import lancedb
+
+    paths = lancedb.connect(str(index)).open_table("documents").to_arrow().column("path").to_pylist()
+    stems = {PurePosixPath(p.replace("\\", "/")).stem.lower() for p in paths if p}
+    names = frozenset(s for s in stems if len(s) > 1 and re.fullmatch(r"[a-z0-9]+", s))
+    return lambda: names
+
+
+def regrounded(record: dict, subject: frozenset[str], states=None, named: frozenset[str] = frozenset()) -> dict:
     if record.get("resolved_by", "").startswith("folder") or not record.get("read"):
         return record  # a folder answer brings its own citations
     given = [Passage(id=p["id"], text=p["text"], title=p.get("title", ""), path=p.get("path", "")) for p in record["read"]]
     memory = record.get("resolved_by", "").startswith("self-knowledge")
     checked = ground_documents(record["prediction"], record["question"], given, from_memory=memory, subject=subject,
-                               parts=record.get("resolved_by", "").startswith("parts"), states=states)
+                               parts=record.get("resolved_by", "").startswith("parts"), states=states, named=named)
     return {**record, "grounding": checked.grounding, "cited_paths": [p.path for p in checked.cited]}
 
 

@@ -387,3 +387,23 @@ def test_each_part_must_answer_the_kind_its_part_asks():
     whole = ground_documents("For GNU sed: bug-sed@gnu.org. For GNU grep: bug-grep@gnu.org.", question, given,
                              parts=True)
     assert whole.grounding == "supported" and [p.id for p in whole.cited] == ["sed", "grep"]
+
+
+def test_a_question_naming_a_file_of_the_folder_is_about_that_file():
+    """"the free command" where free.pdf is indexed: zip's manual, which says "free" and gives an
+    address, does not answer it; free's own manual does."""
+    from assistant.grounding.documents import files_named
+
+    question = "Where am I supposed to send bug reports about the free command?"
+    named = files_named(question, lambda: frozenset({"free", "zip", "seq"}))
+    assert named == {"free"}
+    zip_page = Passage(id="zip", title="zip", path="manuals/pdf/zip.pdf",
+                       text="zip is free software. Send bug reports, comments and suggestions about the command "
+                            "to www.info-zip.org.")
+    assert ground_documents("www.info-zip.org", question, [zip_page]).grounding == "supported"  # without the names
+    assert ground_documents("www.info-zip.org", question, [zip_page], named=named).grounding != "supported"
+    free_page = Passage(id="free", title="free", path="manuals/pdf/free.pdf",
+                        text="REPORTING BUGS Please send bug reports to procps@freelists.org")
+    assert ground_documents("procps@freelists.org", question, [zip_page, free_page], named=named).grounding == \
+        "supported"
+    assert files_named(question, None) == frozenset()

@@ -383,3 +383,9 @@ def test_the_default_strategy_answers_a_folder_question_from_the_index(folder_in
     events = list(run_question("Which of my files mention tar?", "default",
                                make_context(reader=FakeReader(lambda prompt: "unknown"), retriever=folder_index)))
     assert events[-1].resolved_by != "folder"
+
+
+def test_the_retriever_knows_its_files_one_word_names(folder_index):
+    """What grounding.documents.files_named reads: "backup" of notes/backup.md, not "staff" of
+    the folder staff/ nor a name of two words."""
+    assert folder_index.file_names() == {"backup", "guide", "handbook"}  # a.txt and c.txt: one letter

@@ -129,13 +129,17 @@ def file_name_words(passage: Passage) -> set[str]:
 
 
 def about_the_question(question: str, cited: Sequence[Passage], cited_token_sets: Sequence[set[str]],
-                       subject: frozenset[str] = frozenset()) -> bool:
+                       subject: frozenset[str] = frozenset(), named: frozenset[str] = frozenset()) -> bool:
     """A cited file is named by the question ("gzip" for manuals/gzip.txt: its manual is about it,
     however the question is worded); else the cited passages hold most of the question's words,
-    and its subject (`subject_of`) when known."""
+    and its subject (`subject_of`) when known. A question that names a file of the folder
+    (`files_named`: "the free command" where free.pdf is indexed) is about that file: a passage of
+    zip's manual that says "free" is not."""
     asked = content_words(question)
     if not asked or any(asked & file_name_words(p) for p in cited):
         return True
+    if named:
+        return False
     held = set().union(*cited_token_sets) if cited_token_sets else set()
     if subject and not subject & held:
         return False
@@ -164,6 +168,14 @@ def _about_their_parts(said: Sequence[str], found: Sequence[Sequence[int]], give
         if own and not own & set().union(*(token_sets[i] for i in cited)):
             return False
     return True
+
+
+def files_named(question: str, file_names: Callable[[], frozenset[str]] | None) -> frozenset[str]:
+    """The folder's files the question names by their one-word names ("free" for manuals/free.pdf,
+    "zip" for zip.pdf): names of several words ("users-and-groups") are not read as named."""
+    if file_names is None:
+        return frozenset()
+    return frozenset(text_for_matching(question).split()) & file_names()
 
 
 def subject_of(question: str, passages_with: Callable[[str], int] | None) -> frozenset[str]:
@@ -203,15 +215,18 @@ def _each_part_answers_the_kind_asked(question: str, said: Sequence[str]) -> boo
 
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
                      from_memory: bool = False, subject: frozenset[str] = frozenset(),
-                     parts: bool = False, states: States | None = None) -> Attribution:
+                     parts: bool = False, states: States | None = None,
+                     named: frozenset[str] = frozenset()) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
     ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
     rests on a file another part names (`_about_their_parts`). states: the reader's re-read
     (documents_check.ReaderCheck.states): do the passages a sentence rests on give it as the answer
-    to what was asked? None: the word check alone."""
+    to what was asked? None: the word check alone. named: the folder's files the question names
+    (`files_named`)."""
     given = list(given)
     if from_memory:
-        checked = ground_documents(answer, question, given, honest, subject=subject, states=states) if given else None
+        checked = ground_documents(answer, question, given, honest, subject=subject, states=states,
+                                   named=named) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
@@ -233,7 +248,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
               and (_each_part_answers_the_kind_asked(question, said) if parts
                    else answers_the_kind_asked(question, answer))
               and about_the_question(question, [given[i] for i in cited_ids], [token_sets[i] for i in cited_ids],
-                                     subject)
+                                     subject, named)
               and (not parts or _about_their_parts(said, found, given, token_sets)))
     if not backed:
         return not_in_documents(answer, given, honest)

@@ -47,7 +47,7 @@ from ..checks import CHECKS
 from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
 from ..events.details import AnswerReread, PipelineStage
-from ..grounding.documents import ground_documents, subject_of
+from ..grounding.documents import files_named, ground_documents, subject_of
 from ..grounding.citations import LabelledResult
 from ..grounding.documents_check import ReaderCheck, not_given, planned_claims, reader_threshold, reread_line
 from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
@@ -179,12 +179,13 @@ class DefaultPipeline(Strategy):
         if threshold is None:
             return answer
         subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
+        named = files_named(question, getattr(ctx.retriever, "file_names", None))
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
 
         def ground(states):
             return ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
-                                    subject=subject, parts=parts, states=states)
+                                    subject=subject, parts=parts, states=states, named=named)
         words, claims = planned_claims(ground)
         if words.grounding != SUPPORTED or not claims:  # not backed, or only sentences too long to read
             return answer
@@ -289,7 +290,9 @@ class DefaultPipeline(Strategy):
             return answer
         if documents:
             subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
-            if ground_documents(answer.text, question, answer.citations, subject=subject).grounding == SUPPORTED:
+            named = files_named(question, getattr(ctx.retriever, "file_names", None))
+            if ground_documents(answer.text, question, answer.citations, subject=subject,
+                                named=named).grounding == SUPPORTED:
                 return answer
         stage = self._stage(ctx, numbers, "refeed", "Check the answer against a look-up with it (ReFeed)",
                             strategy="refeed", draft=answer.text)
