@@ -75,3 +75,40 @@ def test_ask_shows_the_status_line_before_the_models_load(monkeypatch, tmp_path)
     assert seen_while_loading and READY in seen_while_loading[0]
     assert "Ada" in result.output
     assert screen.getvalue().endswith("\r\x1b[K")  # wiped before the answer
+
+
+def test_with_trace_the_ready_line_shows_while_loading_then_goes(monkeypatch, tmp_path):
+    """--trace prints each step on a line of its own; before the first, while the models load,
+    "Getting ready…" is on the status line, and is wiped before the steps."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from assistant import runner
+    from assistant.cli.main import app
+    from assistant.context import RunContext
+    from helpers.fakes import FakeJudge, FakeReader, FakeRetriever
+
+    screen = io.StringIO()
+
+    def on_a_terminal(trace=False, as_json=False):  # CliRunner's stderr is no terminal
+        line = StatusLine(enabled=not (trace or as_json), stream=screen)
+        line.start()
+        return line
+
+    seen_while_loading = []
+
+    def loading(settings, strategy):
+        seen_while_loading.append(screen.getvalue())
+        return RunContext(settings=settings, reader=FakeReader(lambda prompt: "Ada"), judge=FakeJudge(),
+                          retriever=FakeRetriever({"heron": "Ada leads the Heron project."}))
+
+    monkeypatch.setattr(conversation, "status_line", on_a_terminal)
+    monkeypatch.setattr(runner, "build_context", loading)
+    monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(app, ["ask", "Who leads Heron?", "--strategy", "rag", "--local", "--trace"])
+    assert result.exit_code == 0, result.output
+    assert seen_while_loading and READY in seen_while_loading[0]
+    assert screen.getvalue() == "\r\x1b[K" + READY + "\r\x1b[K"  # wiped before the first step's line
+    assert "Question: Who leads Heron?" in result.output

@@ -1,6 +1,7 @@
 """`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -104,13 +105,15 @@ def ask(
         or not ensemble
     server = None if here else running_server(settings)  # probed once: question_events is told
     status = status_line(trace or trace_full, as_json)  # before the models load: seconds on a laptop
+    # with --trace the steps are lines of their own: "Getting ready…" shows only while loading
+    loading = status if status.enabled else status_line(False, as_json)
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
         # in this process the models load first, where a Ctrl-C stops at once
         try:
             ctx = service.prepare(settings, chosen) if server is None else None
-        except BaseException:
-            status.clear()  # an error's line (or the Ctrl-C note) starts on its own
-            raise
+        finally:
+            if loading is not status or sys.exc_info()[0] is not None:
+                loading.clear()  # the trace's lines (or an error's, or the Ctrl-C note) start on their own
         should_stop.loaded()
         events = question_events(question, chosen, spec, settings, thread, server is None,
                                  should_stop=should_stop, context=ctx, server=server)
