@@ -100,9 +100,10 @@ def _attribution(text: str, result: Result, question: str, strategy: Strategy, d
     memory = result.resolved_by.startswith("self-knowledge")
     if documents and strategy.grounds_documents:
         from .grounding.documents import files_named, ground_documents, subject_of
+        from .retrieval.index_files import one_word_names_of
 
         subject = subject_of(question, getattr(retriever, "passages_with", None))
-        named = files_named(question, getattr(retriever, "file_names", None))
+        named = files_named(question, one_word_names_of(retriever))
         return ground_documents(text, question, result.citations, strategy.grounding.honest, from_memory=memory,
                                 subject=subject, parts=Origin.parse(result.resolved_by).source == PARTS, named=named)
     from .grounding.pieced import label_pieced

@@ -34,7 +34,7 @@ def word_counter(index: Path):
 
 
 def file_namer(index: Path):
-    """The index's one-word file names, as HybridRetriever.file_names reads them."""
+    """The index's one-word file names, as assistant.retrieval.index_files.one_word_names_of reads them."""
     import re
     from pathlib import PurePosixPath
 

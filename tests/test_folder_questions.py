@@ -388,4 +388,9 @@ def test_the_default_strategy_answers_a_folder_question_from_the_index(folder_in
 def test_the_retriever_knows_its_files_one_word_names(folder_index):
     """What grounding.documents.files_named reads: "backup" of notes/backup.md, not "staff" of
     the folder staff/ nor a name of two words."""
-    assert folder_index.file_names() == {"backup", "guide", "handbook"}  # a.txt and c.txt: one letter
+    from assistant.retrieval.index_files import one_word_names_of
+
+    names = one_word_names_of(folder_index)
+    assert names() == {"backup", "guide", "handbook"}  # a.txt and c.txt: one letter
+    assert folder_index.one_word_names is names()  # read once
+    assert one_word_names_of(object()) is None  # a retriever without an index

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Protocol, Sequence
 
 from index_builder.store import MAX_PARTITIONS, IndexStore
@@ -103,7 +102,7 @@ class HybridRetriever:
         self.holds_documents = holds_documents(store.meta.get("sources") or {}, sources)
         self.where = " AND ".join(f"({c})" for c in (keep_out, within) if c) or None  # one filter, built once
         self._word_counts: dict[tuple[str, int], int] = {}  # passages_with
-        self._file_names: frozenset[str] | None = None  # file_names
+        self.one_word_names: frozenset[str] | None = None  # index_files.one_word_names_of, read once
 
     def by_vector(self, vector, n: int, columns: list[str] = _COLUMNS, row_ids: bool = False) -> list[dict]:
         query = (self.table.search(vector, vector_column_name="vector").distance_type("cosine")
@@ -126,16 +125,6 @@ class HybridRetriever:
         if self.where:
             query = query.where(self.where, prefilter=True)
         return query.limit(n).select(columns + ["_score"]).to_list()
-
-    def file_names(self) -> frozenset[str]:
-        """The one-word names of the files searched, lower case ("free" of manuals/free.pdf,
-        "sqlite3"); read once per retriever (grounding.documents.files_named)."""
-        if self._file_names is None:
-            from .index_files import IndexFiles
-
-            stems = (PurePosixPath(f.path.replace("\\", "/")).stem.lower() for f in IndexFiles(self).documents())
-            self._file_names = frozenset(s for s in stems if len(s) > 1 and re.fullmatch(r"[a-z0-9]+", s))
-        return self._file_names
 
     def passages_with(self, word: str, cap: int = 50) -> int:
         """How many passages hold the word, counted up to `cap`: how rare it is in these files.

@@ -52,6 +52,7 @@ from ..grounding.citations import LabelledResult
 from ..grounding.documents_check import ReaderCheck, not_given, planned_claims, reader_threshold, reread_line
 from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
 from ..retrieval.chain_read import chain_read_set
+from ..retrieval.index_files import one_word_names_of
 from ..retrieval.rerank import Ranked, judge_pool, judge_union
 from .base import Strategy
 from .options import Range, StrategyOptions
@@ -179,7 +180,7 @@ class DefaultPipeline(Strategy):
         if threshold is None:
             return answer
         subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
-        named = files_named(question, getattr(ctx.retriever, "file_names", None))
+        named = files_named(question, one_word_names_of(ctx.retriever))
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
 
@@ -290,7 +291,7 @@ class DefaultPipeline(Strategy):
             return answer
         if documents:
             subject = subject_of(question, getattr(ctx.retriever, "passages_with", None))
-            named = files_named(question, getattr(ctx.retriever, "file_names", None))
+            named = files_named(question, one_word_names_of(ctx.retriever))
             if ground_documents(answer.text, question, answer.citations, subject=subject,
                                 named=named).grounding == SUPPORTED:
                 return answer
