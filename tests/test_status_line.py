@@ -42,44 +42,9 @@ def test_no_status_line_when_piped_or_traced():
     assert quiet.getvalue() == ""
 
 
-def test_ask_shows_the_status_line_before_the_models_load(monkeypatch, tmp_path):
-    """`ask` loads the models before its first event (seconds on a laptop): the line comes first."""
-    import os
-
-    from typer.testing import CliRunner
-
-    from assistant import runner
-    from assistant.cli.main import app
-    from assistant.context import RunContext
-    from helpers.fakes import FakeJudge, FakeReader, FakeRetriever
-
-    screen = io.StringIO()
-    plain_init = StatusLine.__init__
-
-    def on_a_terminal(self, enabled, stream=None):  # CliRunner's stderr is no terminal
-        plain_init(self, enabled=True, stream=screen)
-
-    seen_while_loading = []
-
-    def loading(settings, strategy):
-        seen_while_loading.append(screen.getvalue())
-        return RunContext(settings=settings, reader=FakeReader(lambda prompt: "Ada"), judge=FakeJudge(),
-                          retriever=FakeRetriever({"heron": "Ada leads the Heron project."}))
-
-    monkeypatch.setattr(StatusLine, "__init__", on_a_terminal)
-    monkeypatch.setattr(runner, "build_context", loading)
-    monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
-    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
-    result = CliRunner().invoke(app, ["ask", "Who leads Heron?", "--strategy", "rag", "--local"])
-    assert result.exit_code == 0, result.output
-    assert seen_while_loading and READY in seen_while_loading[0]
-    assert "Ada" in result.output
-    assert screen.getvalue().endswith("\r\x1b[K")  # wiped before the answer
-
-
-def test_with_trace_the_ready_line_shows_while_loading_then_goes(monkeypatch, tmp_path):
-    """--trace prints each step on a line of its own; before the first, while the models load,
-    "Getting ready…" is on the status line, and is wiped before the steps."""
+def _ask_on_a_terminal(monkeypatch, tmp_path, *flags):
+    """`assistant ask` with fake models and stderr taken for a terminal: (the result, what the
+    status line showed while the models loaded, all it wrote)."""
     import os
 
     from typer.testing import CliRunner
@@ -107,8 +72,24 @@ def test_with_trace_the_ready_line_shows_while_loading_then_goes(monkeypatch, tm
     monkeypatch.setattr(runner, "build_context", loading)
     monkeypatch.setenv("ASSISTANT_CONFIG", os.devnull)
     monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
-    result = CliRunner().invoke(app, ["ask", "Who leads Heron?", "--strategy", "rag", "--local", "--trace"])
+    result = CliRunner().invoke(app, ["ask", "Who leads Heron?", "--strategy", "rag", "--local", *flags])
     assert result.exit_code == 0, result.output
-    assert seen_while_loading and READY in seen_while_loading[0]
-    assert screen.getvalue() == "\r\x1b[K" + READY + "\r\x1b[K"  # wiped before the first step's line
+    assert len(seen_while_loading) == 1
+    return result, seen_while_loading[0], screen.getvalue()
+
+
+def test_ask_shows_the_status_line_before_the_models_load(monkeypatch, tmp_path):
+    """`ask` loads the models before its first event (seconds on a laptop): the line comes first."""
+    result, while_loading, written = _ask_on_a_terminal(monkeypatch, tmp_path)
+    assert READY in while_loading
+    assert "Ada" in result.output
+    assert written.endswith("\r\x1b[K")  # wiped before the answer
+
+
+def test_with_trace_the_ready_line_shows_while_loading_then_goes(monkeypatch, tmp_path):
+    """--trace prints each step on a line of its own; before the first, while the models load,
+    "Getting ready…" is on the status line, and is wiped before the steps."""
+    result, while_loading, written = _ask_on_a_terminal(monkeypatch, tmp_path, "--trace")
+    assert READY in while_loading
+    assert written == "\r\x1b[K" + READY + "\r\x1b[K"  # wiped before the first step's line
     assert "Question: Who leads Heron?" in result.output
