@@ -34,15 +34,12 @@ def word_counter(index: Path):
 
 
 def file_namer(index: Path):
-    """The index's one-word file names, as assistant.retrieval.index_files.one_word_names_of reads them."""
-    import re
-    from pathlib import PurePosixPath
-
+    """The index's one-word file names, as the product reads them (index_files.one_word_names)."""
     import lancedb
 
-    paths = lancedb.connect(str(index)).open_table("documents").to_arrow().column("path").to_pylist()
-    stems = {PurePosixPath(p.replace("\\", "/")).stem.lower() for p in paths if p}
-    names = frozenset(s for s in stems if len(s) > 1 and re.fullmatch(r"[a-z0-9]+", s))
+    from assistant.retrieval.index_files import one_word_names
+
+    names = one_word_names(lancedb.connect(str(index)).open_table("documents").to_arrow().column("path").to_pylist())
     return lambda: names
 
 

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from assistant.evaluation.personal_set import load_personal
+from assistant.evaluation.personal_set import SPLITS, load_personal
 from lab.personal_docs.manifest import DEV_MANIFEST, MANIFEST, drift_line, drifted, read_manifest
 from lab.personal_scoring import rows, score, table
 
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", type=Path, help="the personal-documents folder (build_folder.py DEST)")
     parser.add_argument("--questions", type=Path, help="questions file (default: questions.jsonl, "
                                                      "dev_questions.jsonl for --split dev)")
-    parser.add_argument("--split", choices=("tune", "report", "dev"), default="tune")
+    parser.add_argument("--split", choices=SPLITS, default="tune")
     parser.add_argument("--strategies", default="default,rag")
     parser.add_argument("--reader", type=Path, help="a .gguf reader (default: the bundled one)")
     parser.add_argument("--ids", help="only these question ids (comma-separated)")

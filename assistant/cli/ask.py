@@ -1,7 +1,6 @@
 """`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -111,9 +110,11 @@ def ask(
         # in this process the models load first, where a Ctrl-C stops at once
         try:
             ctx = service.prepare(settings, chosen) if server is None else None
-        finally:
-            if loading is not status or sys.exc_info()[0] is not None:
-                loading.clear()  # the trace's lines (or an error's, or the Ctrl-C note) start on their own
+        except BaseException:
+            loading.clear()  # an error's line (or the Ctrl-C note) starts on its own
+            raise
+        if loading is not status:
+            loading.clear()  # the trace's lines start on their own
         should_stop.loaded()
         events = question_events(question, chosen, spec, settings, thread, server is None,
                                  should_stop=should_stop, context=ctx, server=server)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from typing import TYPE_CHECKING
 
@@ -122,17 +122,22 @@ def listing(names: Sequence[str], marks: bool = False) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+def one_word_names(paths: Iterable[str]) -> frozenset[str]:
+    """The files' names that are one word, lower case, extension and folders left out ("free" of
+    manuals/free.pdf, "sqlite3"; not "users-and-groups", not a one-letter "a")."""
+    stems = (PurePosixPath(path.replace("\\", "/")).stem.lower() for path in paths if path)
+    return frozenset(s for s in stems if len(s) > 1 and re.fullmatch(r"[a-z0-9]+", s))
+
+
 def one_word_names_of(retriever) -> Callable[[], frozenset[str]] | None:
-    """The one-word names of the files a retriever searches, lower case ("free" of
-    manuals/free.pdf, "sqlite3"), read on first use and kept on the retriever (one per question in
-    ask, chat and the app): what grounding.documents.files_named matches. None for a retriever
-    without an index (a test's)."""
+    """`one_word_names` of the files a retriever searches, read on first use and kept on the
+    retriever (one per question in ask, chat and the app): what grounding.documents.files_named
+    matches. None for a retriever without an index (a test's)."""
     if getattr(retriever, "store", None) is None:
         return None
 
     def names() -> frozenset[str]:
         if retriever.one_word_names is None:
-            stems = (PurePosixPath(f.path.replace("\\", "/")).stem.lower() for f in IndexFiles(retriever).documents())
-            retriever.one_word_names = frozenset(s for s in stems if len(s) > 1 and re.fullmatch(r"[a-z0-9]+", s))
+            retriever.one_word_names = one_word_names(f.path for f in IndexFiles(retriever).documents())
         return retriever.one_word_names
     return names
