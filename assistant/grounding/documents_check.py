@@ -7,11 +7,9 @@ answers the question from another line of the same manual ("v1.2" for unzip's ve
 "zipinfo v1.2"; "October 07, 2026" for when a module appeared, from the page's "Last updated"
 line), nor a file that only holds the answer's words. One short reader call per claim (the lines
 around it, not the five passages) scores yes against no, against the threshold measured for that
-reader (the catalog's `reread`: 0.63 for Qwen2.5-Coder-1.5B, chosen on the personal set's tune
-half with lab/documents_check_replay.py). A reader with none measured is not asked: the bundled
-SmolLM2-135M said no to right answers. A small cross-encoder trained on reader-written questions
-from other manuals was tried first and ranked right and wrong answers no better than chance on the
-tune half (lab/notes/issue-51.md).
+reader (the catalog's `reread`; how it is measured: EVALUATION.md, "Your own documents"). A
+reader with none measured is not asked: a reader too small to read the lines (the bundled
+SmolLM2-135M) says no to right answers.
 """
 from __future__ import annotations
 
