@@ -160,3 +160,16 @@ def test_the_claims_to_read_are_planned_without_a_call_and_each_read_once():
         check.verdict(asked, claim, passages)
     calls = len(reader.prompts)
     assert ground(check.states).grounding == "not in your documents" and len(reader.prompts) == calls
+
+
+def test_a_part_leaning_on_the_question_is_read_again_as_the_part_asked_alone():
+    from assistant.answering.parts import questions_by_label
+
+    question = "With split, how many lines does each piece get, and what's the bug address for it?"
+    alone = questions_by_label(question)
+    assert alone["What's the bug address for it"] == "What's the bug address for split"
+    answer = "How many lines does each piece get: 1000. What's the bug address for it: bug-coreutils@gnu.org."
+    check = ReaderCheck(YesWhen("1000 lines"), 0.63)
+    ground_documents(answer, question, PASSAGES, parts=True, states=check.states, part_questions=alone)
+    assert [v.asked for v in check.verdicts] == ["With split, how many lines does each piece get",
+                                                 "What's the bug address for split"]

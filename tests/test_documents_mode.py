@@ -407,3 +407,12 @@ def test_a_question_naming_a_file_of_the_folder_is_about_that_file():
     assert ground_documents("procps@freelists.org", question, [zip_page, free_page], named=named).grounding == \
         "supported"
     assert files_named(question, None) == frozenset()
+
+
+def test_each_part_is_read_again_as_the_part_asked_alone():
+    answers = {"What are the bug addresses for bash?": "bug-bash@gnu.org",
+               "What are the bug addresses for GNU ed?": "bug-ed@gnu.org"}
+    events, _ = run("What are the bug addresses for bash and for GNU ed?", answers)
+    rereads = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
+    assert [e.data["asked"] for e in rereads] == ["What are the bug addresses for bash",
+                                                  "What are the bug addresses for GNU ed"]  # not "For bash"

@@ -88,6 +88,12 @@ def parts_of(question: str) -> list[Part]:
     return []
 
 
+def questions_by_label(question: str) -> dict[str, str]:
+    """Each part's label in the joined answer ("How long does it wait") to the part asked alone
+    ("With tail -f, how long does it wait?"): what a check of that part's answer is to ask."""
+    return {part.label: part.question.rstrip("?") for part in parts_of(question)}
+
+
 _PRONOUN = re.compile(r"\b(?:its|it|they|them)\b", re.I)
 _LAST_OBJECT = re.compile(r".*\b(?:of|for|about|by|in|on)\s+(.+)$", re.I)
 

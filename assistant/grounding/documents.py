@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import PurePosixPath
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from index_builder.extract.text import plain_hyphens
 
@@ -216,17 +216,19 @@ def _each_part_answers_the_kind_asked(question: str, said: Sequence[str]) -> boo
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
                      from_memory: bool = False, subject: frozenset[str] = frozenset(),
                      parts: bool = False, states: States | None = None,
-                     named: frozenset[str] = frozenset()) -> Attribution:
+                     named: frozenset[str] = frozenset(),
+                     part_questions: Mapping[str, str] | None = None) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
     ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
     rests on a file another part names (`_about_their_parts`). states: the reader's re-read
     (documents_check.ReaderCheck.states): do the passages a sentence rests on give it as the answer
     to what was asked? None: the word check alone. named: the folder's files the question names
-    (`files_named`)."""
+    (`files_named`). part_questions: each part's label to the part asked alone (answering.parts):
+    what the re-read asks, since a label may lean on the question ("How long does it wait")."""
     given = list(given)
     if from_memory:
         checked = ground_documents(answer, question, given, honest, subject=subject, states=states,
-                                   named=named) if given else None
+                                   named=named, part_questions=part_questions) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
@@ -239,8 +241,12 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
              for s in said]
     if states is not None:
-        found = [f if not f or states(*asked_and_claimed(question, s, parts), [given[i] for i in f]) else []
-                 for s, f in zip(said, found)]
+        alone = part_questions or {}
+
+        def read_again(sentence: str, passages: list[Passage]) -> bool:
+            asked, claimed = asked_and_claimed(question, sentence, parts)
+            return states(alone.get(asked, asked), claimed, passages)
+        found = [f if not f or read_again(s, [given[i] for i in f]) else [] for s, f in zip(said, found)]
     # a short sentence with no word of its own beside a stated one ("She is the lead.") needs none
     stated = [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
     cited_ids = list(dict.fromkeys(i for f in found for i in f))

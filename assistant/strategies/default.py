@@ -42,7 +42,7 @@ from ..folder.answers import answer_folder_question, folder_question
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
 from ..answering.origin import PARTS, REFINED, Origin
-from ..answering.parts import Part, combined, parts_of
+from ..answering.parts import Part, combined, parts_of, questions_by_label
 from ..checks import CHECKS
 from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
@@ -184,9 +184,11 @@ class DefaultPipeline(Strategy):
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
 
+        alone = questions_by_label(question) if parts else None
+
         def ground(states):
             return ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
-                                    subject=subject, parts=parts, states=states, named=named)
+                                    subject=subject, parts=parts, states=states, named=named, part_questions=alone)
         words, claims = planned_claims(ground)
         if words.grounding != SUPPORTED or not claims:  # not backed, or only sentences too long to read
             return answer
