@@ -39,6 +39,14 @@ class RememberingReader:
             self.seconds += time.perf_counter() - started
         return self.seen[key]
 
+    def generate(self, messages, **kwargs):
+        key = "gen\x00" + messages[-1]["content"]
+        if key not in self.seen:
+            started = time.perf_counter()
+            self.seen[key] = self.reader.generate(messages, **kwargs)
+            self.seconds += time.perf_counter() - started
+        return self.seen[key]
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -64,10 +72,10 @@ def main() -> None:
     named = {r["id"]: files_named(r["question"], names) if args.named else frozenset() for r in records}
     words = [score(questions[r["id"]], regrounded(r, subjects[r["id"]], named=named[r["id"]]), "word check")
              for r in records]
-    scored, changed = {"word check": words}, {}
+    scored, changed, checks_by = {"word check": words}, {}, {}
     for cut in sorted(cuts, reverse=True):  # the highest first: every claim's passages are read
         name = f"+ re-read >= {cut:g}"
-        checks = {r["id"]: ReaderCheck(reader, cut) for r in records}
+        checks = checks_by[name] = {r["id"]: ReaderCheck(reader, cut) for r in records}
         scored[name] = [score(questions[r["id"]], regrounded(r, subjects[r["id"]], checks[r["id"]].states,
                                                              named[r["id"]]), name) for r in records]
         changed[name] = [(a, b, checks[a.id].verdicts) for a, b in zip(words, scored[name]) if a.label != b.label]
@@ -78,8 +86,12 @@ def main() -> None:
         for name, pairs in changed.items():
             print(f"\n{name}:")
             for before, after, verdicts in pairs:
-                said = ", ".join(f"{v.claim!r} {v.p_yes:.2f}" for v in verdicts)
+                said = ", ".join(f"{v.claim!r} {v.p_yes:.2f} read {v.read!r}" for v in verdicts)
                 print(f"- {before.id}: {before.label} -> {after.label} (right: {before.right}) [{said}]")
+            left = [(r, checks_by[name][r.id].verdicts) for r in scored[name] if r.wrong_supported]
+            print(f"  still wrong but supported: " + "; ".join(
+                f"{r.id} {r.answer[:60]!r} [" + ", ".join(f"{v.claim!r} {v.p_yes:.2f}" for v in vs) + "]"
+                for r, vs in left))
 
 
 if __name__ == "__main__":

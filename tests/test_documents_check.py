@@ -97,6 +97,14 @@ class YesWhen:
         yes = self.phrase in prompt.split("Question:")[0]
         return [Scored([-0.05 if (o == "yes") == yes else -3.0]) for o in options]
 
+    def generate(self, messages, **kwargs):
+        """Asked to answer from the lines itself: the phrase where they hold it."""
+        from models.reader.llama_reader import Generation
+
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        return Generation([-0.1], self.phrase if self.phrase in prompt.split("Question:")[0] else "none", "stop")
+
 
 PASSAGES = [Passage(id="tee-1", text=TEE, title="tee", path="manuals/tee.txt"),
             Passage(id="split-1", text=SPLIT, title="split", path="manuals/split.txt")]
@@ -173,3 +181,33 @@ def test_a_part_leaning_on_the_question_is_read_again_as_the_part_asked_alone():
     ground_documents(answer, question, PASSAGES, parts=True, states=check.states, part_questions=alone)
     assert [v.asked for v in check.verdicts] == ["With split, how many lines does each piece get",
                                                  "What's the bug address for split"]
+
+
+class Reads(YesWhen):
+    """Says yes to whatever the lines hold; asked to answer from them itself, reads `read`."""
+
+    def __init__(self, read: str):
+        super().__init__("")
+        self.read = read
+
+    def generate(self, messages, **kwargs):
+        from models.reader.llama_reader import Generation
+
+        self.prompts.append(messages[-1]["content"])
+        return Generation([-0.1], self.read, "stop")
+
+
+def test_a_yes_is_confirmed_only_when_the_reader_reads_the_same_answer_in_the_lines():
+    from assistant.grounding.documents_check import reread_line
+
+    question = "Which tee option adds to a file instead of overwriting it?"
+    near_miss = ReaderCheck(Reads("-a"), 0.63)  # yes to "-i", the line beside; reading, it says "-a"
+    assert ground_documents("-i", question, PASSAGES, states=near_miss.states).grounding == "not in your documents"
+    verdict, = near_miss.verdicts
+    assert verdict.read == "-a" and not verdict.confirmed and verdict.p_yes > 0.9
+    assert reread_line(verdict) == "Read manuals/tee.txt again: it writes “-i”, but reads “-a” as the answer"
+    assert "Reply with the answer only" in near_miss.reader.prompts[-1] and "-i" not in near_miss.reader.prompts[-1].split(
+        "Question:")[1]  # not shown the answer it checks
+    other_name = ReaderCheck(Reads("--append"), 0.63)  # "-a, --append": one option
+    checked = ground_documents("-a", question, PASSAGES, states=other_name.states)
+    assert checked.grounding == "supported" and other_name.verdicts[0].confirmed

@@ -11,9 +11,11 @@ from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 from assistant.answering.parts import parts_of
 from assistant.events.core import Detail, Passage, SubQuestion
 from assistant.grounding.documents import ground_documents
+from assistant.grounding.documents_check import READ_PROMPT
 from assistant.retrieval.retriever import holds_documents
 from assistant.runner import run_question
 
+READ_INSTRUCTION = READ_PROMPT.rsplit("\n", 1)[-1]
 FILES = {
     "bash-manual": "Report bugs in bash to bug-bash@gnu.org with the bashbug script.",
     "ed-manual": "GNU ed is the standard text editor. Please report bugs in GNU ed to bug-ed@gnu.org.",
@@ -39,6 +41,9 @@ def by_question(answers: dict[str, str], rereads_yes: bool = True):
     (rereads_yes) or not."""
     def answer(prompt):
         asked = prompt.rsplit("Question:", 1)[-1].strip()
+        if asked.endswith(READ_INSTRUCTION):  # reading the lines again, not shown its answer
+            asked = asked[:-len(READ_INSTRUCTION)].strip()
+            return answers.get(asked, answers.get(f"{asked}?", "none")) if rereads_yes else "none"
         return answers.get(asked, "unknown")
     reader = FakeReader(answer, option_logprob=lambda prompt, option: -0.05 if (option == "yes") == rereads_yes else -3.0)
     reader.path = Path("/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")  # the catalog measured its re-read
@@ -103,7 +108,8 @@ def test_a_one_fact_question_is_one_answer_call_and_one_short_reread_and_cites_i
     answer = events[-1]
     assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
     assert [p.id for p in answer.citations] == ["ed-manual"]
-    assert answer.counts["reader_calls"] == 2 and answer.counts["sub_questions"] == 0
+    # the answer, then its lines read again: P(yes), and what the reader reads there itself
+    assert answer.counts["reader_calls"] == 3 and answer.counts["sub_questions"] == 0
     modules = [e.data["module"] for e in events if isinstance(e, Detail) and e.kind == "pipeline.stage"]
     assert modules == ["retrieve", "reread"]  # stated: no second look-up, no hop
     reread, = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
@@ -252,7 +258,7 @@ def test_the_files_are_read_before_the_readers_memory_is_asked():
                        retriever=WordsRetriever(FILES), pool=4, max_passages=3, min_passages=1)
     answer = list(run_question(question, "default", ctx))[-1]
     assert answer.text == "bug-ed@gnu.org" and answer.grounding == "supported"
-    assert ("knows", question) not in judge.calls and answer.counts["reader_calls"] == 2  # the answer, the re-read
+    assert ("knows", question) not in judge.calls and answer.counts["reader_calls"] == 3  # the answer, the re-read
 
 
 def test_an_answer_not_in_the_files_asks_memory_last_and_says_so():

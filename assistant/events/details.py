@@ -250,4 +250,5 @@ class AnswerReread(Detail):
     claim: str = ""  # the answer checked
     path: str = ""  # the file read again
     p_yes: float = 0.0  # the reader's P(yes) over yes and no
-    confirmed: bool = False  # at or above the threshold: presented as supported
+    confirmed: bool = False  # at or above the threshold, and read there as the answer: presented as supported
+    read: str = ""  # what the reader answers from those lines itself, not shown the claim

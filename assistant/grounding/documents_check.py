@@ -7,9 +7,13 @@ answers the question from another line of the same manual ("v1.2" for unzip's ve
 "zipinfo v1.2"; "October 07, 2026" for when a module appeared, from the page's "Last updated"
 line), nor a file that only holds the answer's words. One short reader call per claim (the lines
 around it, not the five passages) scores yes against no, against the threshold measured for that
-reader (the catalog's `reread`; how it is measured: EVALUATION.md, "Your own documents"). A
-reader with none measured is not asked: a reader too small to read the lines (the bundled
-SmolLM2-135M) says no to right answers.
+reader (the catalog's `reread`; how it is measured: EVALUATION.md, "Your own documents"). A yes
+is then put to a second short call (the same lines and question, read from the cache, without the
+claim): what the reader answers from the lines itself must be the claim written some way
+(agreement.py). A small reader says yes to most facts the lines hold; answering, it names the line
+that answers ("-d" where it had said yes to "-s", the option beside it). A reader with none
+measured is not asked: a reader too small to read the lines (the bundled SmolLM2-135M) says no to
+right answers.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from index_builder.extract.text import plain_hyphens
 
 from ..events.core import Passage
 from .citations import STOPWORDS, Attribution, stem, text_for_matching
+from .agreement import same_answer
 from .written_forms import number_value, number_written
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
@@ -31,8 +36,13 @@ SHORT_CLAIM = 8
 # passages read again per claim at most: the cited ones, best first
 MAX_PASSAGES = 2
 
-PROMPT = ("From the file {path}:\n\"{lines}\"\n\nQuestion: {asked}\nProposed answer: {claim}\n\n"
-          "Does this text say that the proposed answer is the answer to the question? Reply yes or no.")
+# the two prompts share their opening (the lines, the question): the second is read from the cache
+_LINES = "From the file {path}:\n\"{lines}\"\n\nQuestion: {asked}\n"
+PROMPT = _LINES + ("Proposed answer: {claim}\n\n"
+                   "Does this text say that the proposed answer is the answer to the question? Reply yes or no.")
+# asked without the claim, the reader answers from the lines itself: a yes to another line's fact
+# (the option beside the right one) is not confirmed when what it reads there is another answer
+READ_PROMPT = _LINES + "Reply with the answer only, as this text writes it."
 
 States = Callable[[str, str, Sequence[Passage]], bool]
 
@@ -82,6 +92,13 @@ def says_yes(reader, asked: str, claim: str, passage: Passage) -> float:
     return a / (a + b)
 
 
+def reads_as(reader, asked: str, claim: str, passage: Passage) -> str:
+    """What the reader answers from the same lines, not shown the claim."""
+    prompt = READ_PROMPT.format(path=passage.path or passage.title, lines=lines_around(passage.text, claim, asked),
+                                asked=asked)
+    return reader.generate([{"role": "user", "content": prompt}], max_tokens=24, stop=["\n"]).text
+
+
 def reader_threshold(reader) -> float | None:
     """The catalog's re-read threshold for the reader's file; None for a reader without one (or
     when the catalog cannot be read: the word check alone then labels the answer)."""
@@ -97,6 +114,7 @@ class Verdict:
     path: str
     p_yes: float
     confirmed: bool
+    read: str = ""  # what the reader answered from the lines itself
 
 
 Claim = tuple[str, str, tuple[str, ...]]  # (asked, claimed, the ids of the passages it rests on)
@@ -140,8 +158,14 @@ class ReaderCheck:
             if self.before_call:
                 self.before_call()
             p = says_yes(self.reader, asked, claim, passage)
-            if best is None or p > best.p_yes:
-                best = Verdict(asked, claim, passage.path or passage.title, round(p, 3), p >= self.threshold)
+            confirmed, read = p >= self.threshold, ""
+            if confirmed:  # a second short call, its opening read from the cache
+                if self.before_call:
+                    self.before_call()
+                read = reads_as(self.reader, asked, claim, passage)
+                confirmed = same_answer(claim, read, passage.text)
+            if best is None or (confirmed, p) > (best.confirmed, best.p_yes):
+                best = Verdict(asked, claim, passage.path or passage.title, round(p, 3), confirmed, read)
             if best.confirmed:
                 break
         self._decided[key] = best
@@ -162,4 +186,11 @@ def reread_line(v: Verdict) -> str:
     """The step as the user reads it."""
     if v.confirmed:
         return f"Read {v.path} again: it gives “{v.claim}” as the answer"
+    if v.read:
+        return f"Read {v.path} again: it writes “{v.claim}”, but reads “{_short(v.read)}” as the answer"
     return f"Read {v.path} again: it writes “{v.claim}”, but not as the answer to this question"
+
+
+def _short(text: str, words: int = 12) -> str:
+    said = text.split()
+    return " ".join(said[:words]) + ("…" if len(said) > words else "")

@@ -199,7 +199,8 @@ class DefaultPipeline(Strategy):
             for asked, claim, passages in claims:  # each verdict shown as it is made
                 v = check.verdict(asked, claim, passages)
                 yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
-                                   claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed)
+                                   claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed,
+                                   read=v.read)
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; the answer is labelled by its words alone")
             return answer
