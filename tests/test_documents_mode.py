@@ -308,6 +308,8 @@ def test_more_shapes_of_a_question_of_two_parts():
             ["What version number does the zpipe.c example carry?", "What date does the zpipe.c example carry?"],
         "Which versions of unzip and of openssl do my manuals describe?":
             ["Which versions of unzip do my manuals describe?", "Which versions of openssl do my manuals describe?"],
+        "In my zstd notes, which flag keeps the source file, and roughly how fast does it compress?":
+            ["In my zstd notes, which flag keeps the source file?", "Roughly how fast does my zstd notes compress?"],
     }
     for question, expected in cases.items():
         assert [p.question for p in parts_of(question)] == expected, question

@@ -12,10 +12,12 @@ import re
 from dataclasses import dataclass
 
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
+# "... and roughly how much slower does it run?": a word before the second's question word
+_HEDGE = r"(?:roughly|about|approximately|exactly|also|then)"
 # "Who wrote GNU bc and when was it released?": a second question after "and"
 # (after a setting both share: "With tail -f, how long does it wait, and how many lines ...?")
 _TWO_QUESTIONS = re.compile(rf"^(?P<lead>(?:with|in|for|on|about|from|using)\s+(?P<setting>[^,?]+),\s+)?"
-                            rf"(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>{_WH}\b.+?)\??$", re.I)
+                            rf"(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>(?:{_HEDGE}\s+)?{_WH}\b.+?)\??$", re.I)
 # "... for bash and for GNU ed?": one ask, two subjects each with its own preposition
 _TWO_SUBJECTS = re.compile(r"^(?P<head>.+?\b(?P<prep>for|of|in|about|by))\s+(?P<a>.+?)\s*,?\s+and\s+"
                            r"(?:(?P=prep)\s+)(?P<b>.+?)\??$", re.I)
