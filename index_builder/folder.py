@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from models.errors import BadInputError
 
 from .collections import DEFAULT, check_name, collections_of, with_collection
 from .documents import Document, content_hash, document_id
-from .extract import Unreadable, extract
+from .extract import READ_AS, Unreadable, extract, read_as
 from .names import safe_name
 from .overlap import absorb, enclosing_folders, merged, move_out_of, split_inner_sources
 from .pipeline import write_documents
@@ -71,6 +71,13 @@ def _outer_sources(store: IndexStore, folder: Path, index_path: Path) -> dict[st
             if walks_into(Path(name), folder, exclude=[index_path])}
 
 
+def source_reading(store: IndexStore, source: str) -> dict[str, int]:
+    """How the source's files were read when it was last indexed completely: {} for an index built
+    before formats were versioned (each then read as 1)."""
+    info = store.meta.get("sources", {}).get(source)
+    return dict(info.get("read_as") or {}) if isinstance(info, dict) else {}
+
+
 def read_snapshot(path: Path) -> tuple[bytes, float]:
     """The file's bytes, and the modification time that goes with them: UNKNOWN_MTIME when the
     file changed while it was read, so that the next run reads it again (once)."""
@@ -112,23 +119,27 @@ def index_folder(store: IndexStore, embedder, folder: Path,
     walked = walk_folder(folder, max_size, exclude=[index_path])
     summary.skipped.extend(walked.skipped)
     files, inner = split_inner_sources(store, source, walked, collections, summary.notes)  # each file once
-    update_listed(store, embedder, source, files, summary, on_progress, should_stop)
+    update_listed(store, embedder, source, files, summary, on_progress, should_stop, source_reading(store, source))
     absorb(store, inner, source, summary.notes)
     move_out_of(store, source, list(outer), summary.notes)
-    store.meta.setdefault("sources", {})[source] = {"kind": "folder", "collections": collections}
+    store.meta.setdefault("sources", {})[source] = {"kind": "folder", "collections": collections,
+                                                    "read_as": dict(READ_AS)}
     store.finish()
     return summary
 
 
 def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[str, Path, os.stat_result]],
                   summary: Summary, on_progress: ProgressCallback | None = None,
-                  should_stop: StopCheck | None = None) -> None:
+                  should_stop: StopCheck | None = None, read_before: Mapping[str, int] | None = None) -> None:
     """Bring `source`'s documents in line with the listed files (relative path, path, stat):
-    new and changed ones (re)embedded, unchanged ones kept, unlisted ones removed."""
+    new and changed ones (re)embedded, unchanged ones kept, unlisted ones removed. read_before:
+    how the source's files were read when last indexed (`source_reading`); a file whose format is
+    read differently now (extract.READ_AS) is read again, changed or not."""
     store.remove_orphan_passages()
     known = store.documents_of(source)
     current: set[str] = set()  # files whose passages are (now) in the index
     touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
+    read_again: list[str] = []  # unchanged, but their format is read differently now
     progress = Progress(total_files=len(files), total_work=sum(stat.st_size for _, _, stat in files))
 
     def changed_documents() -> Iterator[Document]:
@@ -137,7 +148,10 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
             progress.current = rel
             progress.report(on_progress)
             record = known.get(rel)
-            if record and record.size == stat.st_size and record.mtime == stat.st_mtime:
+            stale = record is not None and (read_before or {}).get(Path(rel).suffix.lower(), 1) != read_as(rel)
+            if stale:
+                read_again.append(rel)
+            if record and not stale and record.size == stat.st_size and record.mtime == stat.st_mtime:
                 summary.unchanged += 1
                 current.add(rel)
                 progress.total_work -= stat.st_size  # no work: the ETA leaves it out
@@ -150,7 +164,7 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
                 continue
             progress.total_work += len(data) - stat.st_size  # what is embedded: the bytes read
             digest = content_hash(data)
-            if record and record.content_hash == digest and record.size == len(data):
+            if record and not stale and record.content_hash == digest and record.size == len(data):
                 summary.unchanged += 1
                 current.add(rel)
                 touched[record.doc_id] = mtime
@@ -172,6 +186,10 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
     summary.passages = write_documents(store, embedder, changed_documents(), progress, on_progress,
                                        should_stop)
     store.update_mtimes(touched)
+    if read_again:
+        formats = ", ".join(sorted({Path(rel).suffix.lower().lstrip(".") for rel in read_again}))
+        summary.notes.append(f"{len(read_again)} unchanged files read again: this version reads {formats} "
+                             "files better")
     # Deleted files, and files that can no longer be read: their old passages would be stale.
     gone = sorted(rel for rel in known if rel not in current)
     store.remove_documents(known[rel].doc_id for rel in gone)

@@ -9,7 +9,8 @@ from pathlib import Path
 from models.errors import BadInputError
 
 from .collections import DEFAULT, check_name, with_collection
-from .folder import Summary, source_name, update_listed
+from .extract import READ_AS
+from .folder import Summary, source_name, source_reading, update_listed
 from .names import safe_name
 from .overlap import folder_holding, merged
 from .progress import ProgressCallback, StopCheck
@@ -46,13 +47,14 @@ def index_file(store: IndexStore, embedder, file: Path, on_progress: ProgressCal
         files = []
     else:
         files = [(rel, file, stat)]
-    update_listed(store, embedder, source, files, summary, on_progress, should_stop)
+    update_listed(store, embedder, source, files, summary, on_progress, should_stop, source_reading(store, source))
     if summary.skipped and not (summary.indexed or summary.updated or summary.unchanged):
         store.remove_source(source)  # nothing of it is indexed: no empty source is left listed
         raise BadInputError(f"cannot index {rel}: {summary.skipped[0][1]}")
     if holder is not None:  # after its own source is complete: a kill before this keeps both
         store.remove_documents([holder.doc_id])
-    store.meta.setdefault("sources", {})[source] = {"kind": "file", "collections": collections}
+    store.meta.setdefault("sources", {})[source] = {"kind": "file", "collections": collections,
+                                                    "read_as": dict(READ_AS)}
     store.finish()
     return summary
 

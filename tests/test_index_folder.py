@@ -137,3 +137,35 @@ def test_mixed_folder_in_one_run_names_every_skipped_file(tmp_path, store):
     rows = store.passages.to_arrow().to_pylist()
     assert any("Zoé" in r["text"] for r in rows)  # decoded by its detected encoding
     assert {r["page"] for r in rows if r["path"] == "report.pdf"} == {1, 2}
+
+
+def test_unchanged_files_of_a_format_read_differently_now_are_read_again(tmp_path, store, monkeypatch):
+    """An index built before a format's extractor changed (a web page's main content only) would
+    keep the old text until the file changed: its pages are read again, once, and said so."""
+    import index_builder.extract as extract
+    import index_builder.folder as folder_module
+
+    folder = tmp_path / "docs"
+    write(folder, "page.html", "<html><body><main><p>The heron nests by the river.</p></main>"
+                               "<footer>Last updated on October 07, 2026.</footer></body></html>")
+    write(folder, "note.md", "# Note\n\nOtters eat fish.\n")
+    embedder = HashEmbedder()
+    first = index_folder(store, embedder, folder)
+    assert sorted(first.indexed) == ["note.md", "page.html"]
+    source = first.source
+    assert store.meta["sources"][source]["read_as"][".html"] == extract.READ_AS[".html"]
+    again = index_folder(store, embedder, folder)
+    assert again.unchanged == 2 and not again.updated and not again.notes
+
+    del store.meta["sources"][source]["read_as"]  # as an index built before formats had a version
+    store.save_meta()
+    older = index_folder(store, embedder, folder)
+    assert older.updated == ["page.html"] and older.unchanged == 1
+    assert "1 unchanged files read again: this version reads html files better" in older.notes
+    assert index_folder(store, embedder, folder).unchanged == 2  # once
+
+    monkeypatch.setattr(folder_module, "READ_AS", {**extract.READ_AS, ".md": 2})
+    monkeypatch.setattr(extract, "READ_AS", {**extract.READ_AS, ".md": 2})
+    bumped = index_folder(store, embedder, folder)
+    assert bumped.updated == ["note.md"] and bumped.unchanged == 1
+    assert "Last updated" not in " ".join(store.passages.to_arrow()["text"].to_pylist())

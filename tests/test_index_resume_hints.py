@@ -13,6 +13,7 @@ import pytest
 from helpers import hash_cli
 
 from index_builder.documents import document_id, passage_id
+from index_builder.extract import READ_AS
 from index_builder.store import IndexStore
 
 FILES = 60
@@ -71,7 +72,8 @@ def test_the_hint_after_a_kill_during_a_collection_add_restores_exactly_that_col
     assert resumed.returncode == 0, resumed.stderr
     assert "(collection work)" in resumed.stdout
     store = IndexStore.open(index)
-    assert store.meta["sources"] == {str(folder.resolve()): {"kind": "folder", "collections": ["work"]}}
+    assert store.meta["sources"] == {str(folder.resolve()): {"kind": "folder", "collections": ["work"],
+                                                             "read_as": READ_AS}}
     listed = hash_cli.run(tmp_path, env, "index", "collections", *where).stdout
     assert listed.split()[0] == "work" and "default" not in listed
     source = str(folder.resolve())

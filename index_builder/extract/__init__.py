@@ -39,6 +39,15 @@ def _extractors():
 
 _BY_SUFFIX: dict | None = None
 
+# How each format is read now, by suffix (1 where never changed): raised when a format's extractor
+# reads the same file differently (2: a web page's main content only, a PDF's minus signs as
+# hyphens), so that an index built before reads those files again rather than keeping the old text.
+READ_AS = {".html": 2, ".htm": 2, ".xhtml": 2, ".epub": 2, ".pdf": 2}
+
+
+def read_as(path: str | Path) -> int:
+    return READ_AS.get(Path(path).suffix.lower(), 1)
+
 
 def extract(path: Path, data: bytes) -> Extracted:
     """Title and sections of the file's text; raises Unreadable with the reason."""
