@@ -25,8 +25,8 @@ from typing import Callable, Sequence
 from index_builder.extract.text import plain_hyphens
 
 from ..events.core import Passage
-from .citations import STOPWORDS, Attribution, stem, text_for_matching
 from .agreement import same_answer
+from .citations import STOPWORDS, Attribution, stem, text_for_matching
 from .written_forms import number_value, number_written
 
 # words each side of the answer: a manual's option line and its neighbours, a sentence or two
