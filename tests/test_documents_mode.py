@@ -424,3 +424,16 @@ def test_each_part_is_read_again_as_the_part_asked_alone():
     rereads = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
     assert [e.data["asked"] for e in rereads] == ["What are the bug addresses for bash",
                                                   "What are the bug addresses for GNU ed"]  # not "For bash"
+
+
+def test_an_evaluation_record_keeps_each_reread_verdict():
+    from assistant.evaluation.datasets import QAExample
+    from assistant.evaluation.results import make_record
+
+    question = "Where do I report bugs in GNU ed?"
+    events, _ = run(question, {question: "bug-ed@gnu.org"})
+    record = make_record(QAExample(id="q", question=question, answers=["bug-ed@gnu.org"]), events, 1.0)
+    verdict, = record["rereads"]
+    assert (verdict["claim"], verdict["path"], verdict["confirmed"], verdict["read"]) == (
+        "bug-ed@gnu.org", "ed-manual.md", True, "bug-ed@gnu.org")
+    assert verdict["p_yes"] > 0.63

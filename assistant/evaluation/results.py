@@ -13,7 +13,7 @@ from typing import Iterable
 from models.errors import AssistantError
 
 from ..checks import CHECKS
-from ..events.details import RefeedDecision
+from ..events.details import AnswerReread, RefeedDecision
 from ..events.core import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
 from .datasets import QAExample
@@ -83,6 +83,9 @@ def make_record(example: QAExample, events: list[Event], rss_mb: float) -> dict:
         # each answer check's detail (the answer as written and what decided it), under the check's
         # option name (yes_no, dates, nationality): other thresholds can be scored from the same run
         **{check.option: top_level_detail(events, check.detail) for check in CHECKS},
+        # on a person's files, each answer read again (P(yes), what the reader read back): why a
+        # run's label is what it is, where a replay of the same answers may differ by a hair
+        "rereads": [e.data for e in events if isinstance(e, AnswerReread)],
     }
 
 
