@@ -109,6 +109,8 @@ def reader_threshold(reader) -> float | None:
 
 @dataclass
 class Verdict:
+    """One claim read again; its fields are those of the step shown (events.details.AnswerReread)."""
+
     asked: str
     claim: str
     path: str

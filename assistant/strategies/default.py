@@ -32,7 +32,7 @@ an option, so each has its ablation row (EVALUATION.md).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Annotated, Literal
 
 from models.errors import BudgetExceeded
@@ -183,7 +183,6 @@ class DefaultPipeline(Strategy):
         named = files_named(question, one_word_names_of(ctx.retriever))
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
-
         alone = questions_by_label(question) if parts else None
 
         def ground(states):
@@ -198,9 +197,7 @@ class DefaultPipeline(Strategy):
         try:
             for asked, claim, passages in claims:  # each verdict shown as it is made
                 v = check.verdict(asked, claim, passages)
-                yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), asked=v.asked,
-                                   claim=v.claim, path=v.path, p_yes=v.p_yes, confirmed=v.confirmed,
-                                   read=v.read)
+                yield AnswerReread(step=ctx.step(), parent=stage.step, summary=reread_line(v), **asdict(v))
         except BudgetExceeded as exc:
             yield Note(step=ctx.step(), parent=stage.step, message=f"{exc}; the answer is labelled by its words alone")
             return answer
