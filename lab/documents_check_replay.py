@@ -86,12 +86,14 @@ def main() -> None:
         for name, pairs in changed.items():
             print(f"\n{name}:")
             for before, after, verdicts in pairs:
-                said = ", ".join(f"{v.claim!r} {v.p_yes:.2f} read {v.read!r}" for v in verdicts)
-                print(f"- {before.id}: {before.label} -> {after.label} (right: {before.right}) [{said}]")
-            left = [(r, checks_by[name][r.id].verdicts) for r in scored[name] if r.wrong_supported]
-            print(f"  still wrong but supported: " + "; ".join(
-                f"{r.id} {r.answer[:60]!r} [" + ", ".join(f"{v.claim!r} {v.p_yes:.2f}" for v in vs) + "]"
-                for r, vs in left))
+                print(f"- {before.id}: {before.label} -> {after.label} (right: {before.right}) [{_said(verdicts)}]")
+            left = [r for r in scored[name] if r.wrong_supported]
+            print("  still wrong but supported: " + "; ".join(
+                f"{r.id} {r.answer[:60]!r} [{_said(checks_by[name][r.id].verdicts)}]" for r in left))
+
+
+def _said(verdicts) -> str:
+    return ", ".join(f"{v.claim!r} {v.p_yes:.2f} read {v.read!r}" for v in verdicts)
 
 
 if __name__ == "__main__":

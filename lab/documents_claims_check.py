@@ -14,8 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from assistant.events.core import Passage
-from assistant.grounding.agreement import same_answer
-from assistant.grounding.documents_check import reads_as, says_yes
+from assistant.grounding.documents_check import ReaderCheck
 from models.downloads.catalog import reread_threshold_of
 from lab.documents_claim_pairs import build_groups, claims
 
@@ -41,12 +40,11 @@ def main() -> None:
     for group in chosen:
         for pair in group:
             passage = Passage(id="", text=pair.passage, title=pair.title, path=pair.title)
-            p = says_yes(reader, pair.question, pair.claim, passage)
-            read = reads_as(reader, pair.question, pair.claim, passage) if p >= threshold else ""
-            by_kind[pair.kind].append((p, p >= threshold and same_answer(pair.claim, read, pair.passage)))
+            v = ReaderCheck(reader, threshold).verdict(pair.question, pair.claim, [passage])  # the product's rule
+            by_kind[pair.kind].append((v.p_yes, v.confirmed))
             if out:
                 out.write(json.dumps({"kind": pair.kind, "question": pair.question, "claim": pair.claim,
-                                      "title": pair.title, "p_yes": round(p, 4), "read": read}) + "\n")
+                                      "title": pair.title, "p_yes": v.p_yes, "read": v.read}) + "\n")
     print(f"{len(chosen)} groups; yes at P(yes) >= {threshold} (the catalog's, or 0.5); confirmed: a yes whose "
           "lines, read without the claim, give the claim back:\n")
     print("| pair | n | yes | confirmed | median P(yes) |\n| --- | --- | --- | --- | --- |")
