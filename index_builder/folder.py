@@ -140,6 +140,7 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
     current: set[str] = set()  # files whose passages are (now) in the index
     touched: dict[str, float] = {}  # same content, new mtime: recorded without re-embedding
     read_again: list[str] = []  # unchanged, but their format is read differently now
+    before = read_before or {}
     progress = Progress(total_files=len(files), total_work=sum(stat.st_size for _, _, stat in files))
 
     def changed_documents() -> Iterator[Document]:
@@ -148,7 +149,7 @@ def update_listed(store: IndexStore, embedder, source: str, files: list[tuple[st
             progress.current = rel
             progress.report(on_progress)
             record = known.get(rel)
-            stale = record is not None and (read_before or {}).get(Path(rel).suffix.lower(), 1) != read_as(rel)
+            stale = record is not None and read_as(rel, before) != read_as(rel)
             if stale:
                 read_again.append(rel)
             if record and not stale and record.size == stat.st_size and record.mtime == stat.st_mtime:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from ..chunking import Section, bounded_heading
 from ..names import safe_name
@@ -45,8 +46,9 @@ _BY_SUFFIX: dict | None = None
 READ_AS = {".html": 2, ".htm": 2, ".xhtml": 2, ".epub": 2, ".pdf": 2}
 
 
-def read_as(path: str | Path) -> int:
-    return READ_AS.get(Path(path).suffix.lower(), 1)
+def read_as(path: str | Path, versions: Mapping[str, int] | None = None) -> int:
+    """How a file of this name is read: now (READ_AS), or by the versions a source recorded."""
+    return (READ_AS if versions is None else versions).get(Path(path).suffix.lower(), 1)
 
 
 def extract(path: Path, data: bytes) -> Extracted:
