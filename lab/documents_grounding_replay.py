@@ -14,7 +14,6 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from assistant.answering.parts import questions_by_label
 from assistant.evaluation.personal_set import load_personal
 from assistant.events.core import Passage
 from assistant.grounding.documents import ground_documents, subject_of
@@ -49,10 +48,8 @@ def regrounded(record: dict, subject: frozenset[str], states=None, named: frozen
         return record  # a folder answer brings its own citations
     given = [Passage(id=p["id"], text=p["text"], title=p.get("title", ""), path=p.get("path", "")) for p in record["read"]]
     memory = record.get("resolved_by", "").startswith("self-knowledge")
-    parts = record.get("resolved_by", "").startswith("parts")
     checked = ground_documents(record["prediction"], record["question"], given, from_memory=memory, subject=subject,
-                               parts=parts, states=states, named=named,
-                               part_questions=questions_by_label(record["question"]) if parts else None)
+                               parts=record.get("resolved_by", "").startswith("parts"), states=states, named=named)
     return {**record, "grounding": checked.grounding, "cited_paths": [p.path for p in checked.cited]}
 
 

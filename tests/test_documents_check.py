@@ -178,7 +178,7 @@ def test_a_part_leaning_on_the_question_is_read_again_as_the_part_asked_alone():
     assert alone["What's the bug address for it"] == "What's the bug address for split"
     answer = "How many lines does each piece get: 1000. What's the bug address for it: bug-coreutils@gnu.org."
     check = ReaderCheck(YesWhen("1000 lines"), 0.63)
-    ground_documents(answer, question, PASSAGES, parts=True, states=check.states, part_questions=alone)
+    ground_documents(answer, question, PASSAGES, parts=True, states=check.states)
     assert [v.asked for v in check.verdicts] == ["With split, how many lines does each piece get",
                                                  "What's the bug address for split"]
 

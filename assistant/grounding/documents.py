@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import PurePosixPath
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from index_builder.extract.text import plain_hyphens
 
+from ..answering.parts import questions_by_label
 from ..events.core import Passage
 from .documents_check import States, asked_and_claimed
 from .written_forms import number_value, number_written
@@ -216,19 +217,18 @@ def _each_part_answers_the_kind_asked(question: str, said: Sequence[str]) -> boo
 def ground_documents(answer: str, question: str, given: Sequence[Passage], honest: bool = True,
                      from_memory: bool = False, subject: frozenset[str] = frozenset(),
                      parts: bool = False, states: States | None = None,
-                     named: frozenset[str] = frozenset(),
-                     part_questions: Mapping[str, str] | None = None) -> Attribution:
+                     named: frozenset[str] = frozenset()) -> Attribution:
     """parts: the answer joins the answers to the question's parts, a sentence each
     ("For bash: bug-bash@gnu.org. For GNU ed: bug-ed@gnu.org."): each stands alone, and none
     rests on a file another part names (`_about_their_parts`). states: the reader's re-read
     (documents_check.ReaderCheck.states): do the passages a sentence rests on give it as the answer
     to what was asked? None: the word check alone. named: the folder's files the question names
-    (`files_named`). part_questions: each part's label to the part asked alone (answering.parts):
-    what the re-read asks, since a label may lean on the question ("How long does it wait")."""
+    (`files_named`). The re-read asks each part as asked alone (answering.parts), not by its label:
+    a label may lean on the question ("How long does it wait")."""
     given = list(given)
     if from_memory:
         checked = ground_documents(answer, question, given, honest, subject=subject, states=states,
-                                   named=named, part_questions=part_questions) if given else None
+                                   named=named) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
         return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
@@ -241,7 +241,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
              for s in said]
     if states is not None:
-        alone = part_questions or {}
+        alone = questions_by_label(question) if parts else {}
 
         def read_again(sentence: str, passages: list[Passage]) -> bool:
             asked, claimed = asked_and_claimed(question, sentence, parts)

@@ -42,7 +42,7 @@ from ..folder.answers import answer_folder_question, folder_question
 from ..answering.generate import StrategyRun, generate_answer
 from ..answering.hops import add_new, follow_hops, is_unknown
 from ..answering.origin import PARTS, REFINED, Origin
-from ..answering.parts import Part, combined, parts_of, questions_by_label
+from ..answering.parts import Part, combined, parts_of
 from ..checks import CHECKS
 from ..context import Result, RunContext
 from ..events.core import Note, SubAnswer, SubQuestion
@@ -183,11 +183,10 @@ class DefaultPipeline(Strategy):
         named = files_named(question, one_word_names_of(ctx.retriever))
         memory = answer.resolved_by.startswith("self-knowledge")
         parts = Origin.parse(answer.resolved_by).source == PARTS
-        alone = questions_by_label(question) if parts else None
 
         def ground(states):
             return ground_documents(answer.text, question, answer.citations, self.opts.honest, from_memory=memory,
-                                    subject=subject, parts=parts, states=states, named=named, part_questions=alone)
+                                    subject=subject, parts=parts, states=states, named=named)
         words, claims = planned_claims(ground)
         if words.grounding != SUPPORTED or not claims:  # not backed, or only sentences too long to read
             return answer
