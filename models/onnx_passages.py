@@ -4,7 +4,7 @@ import was most of the indexer's "loading the embedder" phase on a small CPU).
 
 The same arithmetic as sentence-transformers' ONNX backend: texts tokenised (truncated at the
 source model's max_seq_length), run in batches of similar length (little padding), token
-vectors mean-pooled over the attention mask and L2-normalised. tests/test_embedder_choice.py holds
+vectors mean-pooled over the attention mask and L2-normalised. tests/models/test_embedder_choice.py holds
 the two to the same vectors.
 """
 from __future__ import annotations

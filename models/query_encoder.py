@@ -5,7 +5,7 @@ was most of what a cold `assistant ask` spent before its first model call. This 
 files (model.safetensors, tokenizer.json) and computes the same vector as sentence-transformers:
 the BERT encoder, mean pooling over the tokens, L2 normalisation. Only a folder whose modules.json
 says exactly that pipeline qualifies (`supported`); models.embedder uses sentence-transformers for
-anything else and for batches of passages. tests/test_query_encoder.py holds the two to the same
+anything else and for batches of passages. tests/models/test_query_encoder.py holds the two to the same
 vectors.
 """
 from __future__ import annotations

@@ -34,7 +34,7 @@ SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from mem
 # at most 2 passages for a claim (a third was more often than not a distractor holding the answer's
 # words: cutting it cited fewer wrong passages and lost no support) and 2 bridges (1 cut the chain
 # question -> bridge -> page stating the answer when the claim trees chose the answer's own page:
-# tests/test_grounding.py); 3 closest passages shown when nothing supports
+# tests/grounding/test_grounding.py); 3 closest passages shown when nothing supports
 MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
 # a second bridge, scored given the first, must be surer than the first (hop threshold 0.3): at 0.7
 # the citations stay on gold pages more often than with two bridges side by side, and MuSiQue's

@@ -6,7 +6,7 @@ its kind (bool; `Annotated[int, Range(low, high)]`; a `Literal` of choices, opti
 and its default. `StrategyOptions.parse` turns the text of a spec ("ra-isf:depth=1,relevance=false")
 or values given from code into an instance whose fields are read by name, and any bad value into
 one OptionError line that names the strategy, the option, the value and what is allowed. The
-docs/strategies.md's strategy table is checked against these declarations (tests/test_strategy_options.py).
+docs/strategies.md's strategy table is checked against these declarations (tests/strategies/test_strategy_options.py).
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from helpers.hash_embedder import HashEmbedder
 
 ray = pytest.importorskip("ray")
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 ENWIKI = DATA / "mediawiki_xml" / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 PIECE = 256 << 10  # small shards, so that a kill lands between commits
 needs_enwiki = pytest.mark.skipif(not ENWIKI.is_file(), reason="shared enwiki dump not present")

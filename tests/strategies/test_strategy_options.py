@@ -16,7 +16,7 @@ from assistant.strategies import STRATEGIES, make_strategy
 from models.errors import OptionError
 from tui.app import AssistantApp
 
-STRATEGY_DOC = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
+STRATEGY_DOC = Path(__file__).resolve().parents[2] / "docs" / "strategies.md"
 
 # (spec, what the one line must say): wrong type, out of range, unknown value, unknown option,
 # unknown or missing strategy name, and the one rule across two options

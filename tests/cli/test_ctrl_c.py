@@ -14,7 +14,7 @@ import pytest
 
 from helpers.tiny_index import FILES, clean_build_ids, index_cmd, make_folder, passage_ids, tiny_embedder  # noqa: F401
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 STOP_BOUND_S = 10  # generous for a loaded test machine; the sweep reports the real times (< 2 s)
 
 

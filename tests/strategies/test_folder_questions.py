@@ -143,7 +143,7 @@ def test_questions_about_content_are_left_to_the_pipeline(question):
 
 
 def test_no_hotpotqa_training_question_is_taken_for_a_folder_question():
-    data = Path(__file__).resolve().parents[2] / "shared/data/hotpotqa/hotpotqa_train_100.hipporag.json"
+    data = Path(__file__).resolve().parents[3] / "shared/data/hotpotqa/hotpotqa_train_100.hipporag.json"
     if not data.is_file():
         pytest.skip("the HotpotQA training sample is not on this machine")
     questions = [row["question"] for row in json.loads(data.read_text(encoding="utf-8"))]

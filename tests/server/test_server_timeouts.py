@@ -18,7 +18,7 @@ import pytest
 from helpers.fakes import FakeReader, make_context
 from helpers.live_server import free_port, live_server
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = {"header_seconds": 1.0, "body_seconds": 1.0, "idle_seconds": 1.0}
 WAIT = 10.0  # how long the test waits for the server to close: far beyond its 1 s
 

@@ -17,7 +17,7 @@ from models.config import Settings
 
 pytestmark = pytest.mark.real_models
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = [json.loads(line) for line in (ROOT / "tests/data/examples_docs_questions.jsonl").read_text().splitlines()]
 # the default pipeline without its costliest stages (the missing hop, ReFeed's check): the grounding
 # check is the same, and 22 questions stay within a few minutes on a busy CPU

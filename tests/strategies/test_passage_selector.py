@@ -159,7 +159,7 @@ def test_training_on_tiny_pools_moves_the_bridge_up():
 
 # -- the shipped selector -------------------------------------------------------------------------
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 # file -> (questions with a supporting paragraph first, with all of them in the first 5), at least
 SAMPLE_FILES = {"hotpotqa/hotpotqa_train_100.hipporag.json": (4, 4),
                 "musique/musique_ans_train_100.hipporag.json": (3, 1),

@@ -35,7 +35,7 @@ def test_user_facing_errors_are_declared_only_in_models_errors():
 
     import models.errors
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     family = {name for name, value in vars(models.errors).items() if isinstance(value, type)
               and issubclass(value, Exception)}
     builtin_errors = {name for name, value in vars(builtins).items() if isinstance(value, type)

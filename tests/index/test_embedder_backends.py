@@ -36,7 +36,7 @@ def tiny_table(cache: Path, dims: int = 8) -> Path:
 
 
 def test_auto_is_the_default_backend_and_onnx_int8_torch_and_model2vec_choices():
-    assert Settings().embedder_backend == "auto"  # resolved in tests/test_embedder_choice.py
+    assert Settings().embedder_backend == "auto"  # resolved in tests/models/test_embedder_choice.py
     assert set(EMBEDDER_BACKENDS) == {"onnx", "onnx-int8", "torch", "model2vec"}
     assert load_settings(embedder_backend="model2vec").embedder_backend == "model2vec"
 

@@ -16,7 +16,7 @@ mcp = pytest.importorskip("mcp")
 from mcp.client import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"search_documents", "ask_documents", "list_sources", "list_collections"}
 # `assistant mcp` with the registry's models replaced by fakes that say when they load
 LAUNCH = """

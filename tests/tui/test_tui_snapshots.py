@@ -1,7 +1,7 @@
 """SVG snapshots of the main screens at 60x20, 80x24 and 120x40 (pytest-textual-snapshot).
 
 Deterministic: fake models, a fixed answer time, a pinned index view, no clock, no blinking
-cursor. Update after an intended change with `pytest tests/test_tui_snapshots.py --snapshot-update`
+cursor. Update after an intended change with `pytest tests/tui/test_tui_snapshots.py --snapshot-update`
 and look at the SVGs in tests/__snapshots__/.
 """
 from __future__ import annotations

@@ -15,7 +15,7 @@ from models.errors import AssistantError
 
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the checkout")
 
 

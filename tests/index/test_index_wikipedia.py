@@ -14,7 +14,7 @@ from index_builder.wikitext import article_sections
 from models.errors import AssistantError
 from helpers.hash_embedder import HashEmbedder
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 ENWIKI = DATA / "mediawiki_xml" / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 MARKUP = ("{{", "[[", "<ref", "|}")
 

@@ -98,7 +98,7 @@ def test_should_stop_commits_the_batch_then_resume_matches_clean_build(tmp_path)
     # for their vectors, which the resumed run gives them
     waiting = store.waiting_count()
     assert 0 < waiting <= store.passages.count_rows() <= clean.passages.count_rows()
-    assert reports[-1].total_files == 40  # its time left: tests/test_index_progress_line.py
+    assert reports[-1].total_files == 40  # its time left: tests/index/test_index_progress_line.py
     resumed = index_folder(store, HashEmbedder(), folder)
     assert ids(store) == ids(clean)
     assert resumed.unchanged > 0 and not resumed.updated

@@ -9,9 +9,9 @@ import pytest
 from assistant.evaluation.datasets import load_dataset
 from assistant.evaluation.question_set import QuestionSet, questions_in, without
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the checkout")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def write(path: Path, rows: list[str]) -> Path:

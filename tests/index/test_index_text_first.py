@@ -27,7 +27,7 @@ from models.errors import IndexBusy
 
 from helpers.hash_embedder import HashEmbedder, write
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FILES = 12
 LAUNCHER = f"""
 import sys

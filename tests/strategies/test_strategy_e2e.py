@@ -103,7 +103,7 @@ def test_llmqa(settings):
 
 def test_default_pipeline_streams_and_shows_its_stages(settings):
     # the pipeline as on a dump or a dataset: on a folder (documents mode) ReFeed runs only for a
-    # draft its passages do not state (tests/test_documents_mode.py)
+    # draft its passages do not state (tests/grounding/test_documents_mode.py)
     events, answer = run("default:documents=false", settings)
     stages = [d.data for d in details(events, "pipeline.stage")]
     assert [s["stage"] for s in stages] == list(range(1, len(stages) + 1))

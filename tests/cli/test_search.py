@@ -18,7 +18,7 @@ from helpers.live_server import live_server
 from assistant.services.search import search, snippet
 from models.config import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTES = {"handbook.md": "# Staff Handbook\n\n## Leave\n\nNew employees get twenty-five days of paid leave each year. Leave is booked "
                         "in the staff portal.\n\n## Offices\n\nThe Lisbon office is open on Saturdays.\n",
          "projects/heron.md": "# Project Heron\n\nProject Heron builds a solar-powered weather buoy.\n",

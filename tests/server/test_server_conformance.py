@@ -286,7 +286,7 @@ def test_the_bundled_reader_counts_usage_and_stops_at_max_tokens(tmp_path):
     settings = Settings(data_dir=tmp_path)
     embedder = registry.get_embedder(settings)
     store = IndexStore.open_or_create(settings.index_path, embedder.model_id, embedder.dim)
-    index_folder(store, embedder, Path(__file__).resolve().parent.parent / "examples" / "docs")
+    index_folder(store, embedder, Path(__file__).resolve().parents[2] / "examples" / "docs")
     with live_server(None, tmp_path) as base:
         messages = [{"role": "user", "content": "Who leads Project Heron?"}]
         cut = client(base).chat.completions.create(model="rag", messages=messages, max_tokens=2)

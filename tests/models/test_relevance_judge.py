@@ -16,7 +16,7 @@ from assistant.judge_training.relevance_pairs import RelevancePair
 from models.errors import AssistantError, ModelError
 from models.judges.relevance import MODEL_FILE, SETTINGS_FILE, RelevanceJudge, passage_text, shipped_judge_path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data")
 
 

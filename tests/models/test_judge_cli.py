@@ -18,7 +18,7 @@ from helpers.docs_folder import write_docs
 
 pytestmark = pytest.mark.real_models
 
-MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "data" / "musique" / "musique_ans_dev_100.kag.json"
+MUSIQUE = Path(__file__).resolve().parents[3] / "shared" / "data" / "musique" / "musique_ans_dev_100.kag.json"
 DOCS = {"founding.txt": t5_tiny.relevant_passage("Hugo") + "\n",
         "river.txt": t5_tiny.irrelevant_passage("Chile") + "\n"}
 

@@ -27,7 +27,7 @@ from index_builder.folder import index_folder
 from index_builder.store import IndexStore
 from models.errors import Cancelled, DiskFull, IndexBusy, IndexDamaged, IndexPathError, IndexUnusable
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DAMAGED = re.compile(r"^the index at \S+ is damaged \(.+\): rebuild it with `assistant index add \.\.\.` "
                      r"into a new --index, or delete \S+$")
 

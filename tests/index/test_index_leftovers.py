@@ -23,7 +23,7 @@ from index_builder.wikipedia import index_wikipedia
 from helpers.hash_embedder import HashEmbedder
 from models.errors import DiskFull
 
-TINYWIKI = Path(__file__).resolve().parents[2] / "shared" / "data" / "mediawiki_xml" / \
+TINYWIKI = Path(__file__).resolve().parents[3] / "shared" / "data" / "mediawiki_xml" / \
     "tinywiki-latest-pages-articles.xml"
 DISK_FULL = ("LanceError(IO): Generic LocalFileSystem error: Unable to write: No space left on device "
              "(os error 28), /home/build/lance/rust/lance-io/src/local.rs:196:31")

@@ -78,7 +78,7 @@ def test_bundled_reader_still_answers_the_readme_question(tmp_path):
     settings = Settings(data_dir=tmp_path, n_threads=2)  # the CLI's default on 2 cores
     embedder = registry.get_embedder(settings)
     store = IndexStore.open_or_create(tmp_path / "index", embedder.model_id, embedder.dim)
-    index_folder(store, embedder, Path(__file__).resolve().parents[1] / "examples" / "docs")
+    index_folder(store, embedder, Path(__file__).resolve().parents[2] / "examples" / "docs")
     ctx = make_context(reader=registry.get_reader(settings), retriever=HybridRetriever(store, embedder), k=10)
     answer = list(run_question("What is the meeting room on the third floor called?", "rag", ctx))[-1]
     assert "Puffin" in answer.text, answer.text

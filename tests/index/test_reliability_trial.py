@@ -14,7 +14,7 @@ from index_builder.extract import Unreadable, extract
 from index_builder.store import IndexStore
 from helpers.cli_run import TinyEmbedder, cli, one_error_line  # noqa: F401  (cli is a fixture)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "data"
 LTGWIKI = SHARED / "mediawiki_xml" / "ltgwiki-smallwiki-latest-pages-articles.xml"
 

@@ -91,7 +91,7 @@ def test_the_default_trace_on_the_example_docs_shows_no_raw_number(tmp_path):
     """The user's own first run: examples/docs indexed, a question asked with --trace (the
     bundled models). No score, threshold or log-odds in any line; --trace=full keeps them."""
     env = {**os.environ, "ASSISTANT_DATA_DIR": str(tmp_path), "ASSISTANT_CONFIG": os.devnull, "HF_HUB_OFFLINE": "1"}
-    docs = Path(__file__).resolve().parents[1] / "examples" / "docs"
+    docs = Path(__file__).resolve().parents[2] / "examples" / "docs"
     run = [sys.executable, "-m", "assistant"]
     subprocess.run([*run, "index", "add", str(docs)], env=env, check=True, capture_output=True, timeout=600)
     out = subprocess.run([*run, "ask", "What is the meeting room on the third floor called?", "--trace"],

@@ -11,7 +11,7 @@ from assistant.conversation.followup import needs_rewrite, rewrite, rewrite_mess
 from assistant.conversation.threads import Thread, ThreadStore, Turn
 from models.errors import AssistantError
 
-SET = Path(__file__).parent / "data" / "followups.jsonl"
+SET = Path(__file__).resolve().parents[1] / "data" / "followups.jsonl"
 HISTORY = [Turn("Which film was shot near Leland in 1986?", "Maximum Overdrive [1]")]
 
 
