@@ -1,6 +1,7 @@
 """`assistant ask QUESTION`: answer with citations; --trace for the steps, --json for events."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -89,6 +90,7 @@ def ask(
     from ..server.client import running_server
     from .conversation import question_events, show, status_line
 
+    started = time.time()  # a thread's damaged lines set aside from now on are said after the answer
     if not checked_question(question).strip():
         raise AssistantError('the question is empty; ask something, e.g. assistant ask "What is X?"')
     settings = load_settings(k=k, depth=depth, index=index, reader=reader, judge=judge,
@@ -119,6 +121,11 @@ def ask(
         events = question_events(question, chosen, spec, settings, thread, server is None,
                                  should_stop=should_stop, context=ctx, server=server)
         show(events, trace or trace_full, as_json, full=trace_full, status=status)
+    if thread is not None:
+        from ..conversation.chat import threads as thread_store
+
+        if aside := thread_store(settings).set_aside_since(thread, started):
+            typer.echo(f"note: {aside}", err=True)
     notice = demo_reader_notice(settings)  # after an answer: an error stays one line
     if notice:
         typer.echo(notice, err=True)

@@ -38,8 +38,9 @@ def chat(
     store = chat_service.threads(settings)
     if list_threads:  # a damaged thread is named as such; the others are listed all the same
         for saved in chat_service.thread_list(settings):
+            aside = f"; {saved.set_aside}" if saved.set_aside else ""
             typer.echo(f"{saved.name}  (damaged: {saved.damaged})" if saved.damaged
-                       else f"{saved.name}  ({saved.turns} turns)")
+                       else f"{saved.name}  ({saved.turns} turns{aside})")
         return
     if (delete or export) and not name:
         raise AssistantError("name the thread: assistant chat NAME --delete (or --export FILE)")
@@ -48,12 +49,12 @@ def chat(
         typer.echo(f"deleted the thread {name}")
         return
     if export:
-        _export(store.load(name, whole=True), export)
+        _export(_noted(store.load(name, whole=True)), export)
         return
     spec = DEFAULT_STRATEGY if strategy is None else strategy
     chosen = make_strategy(spec)
     name = name or _new_name(store)
-    thread = store.load(name, create=True)
+    thread = _noted(store.load(name, create=True))
     _enable_history(settings.data_dir)
     earlier = f", {len(thread.turns)}{' recent' if thread.older_not_loaded else ''} earlier turns" if thread.turns else ""
     typer.echo(f"Thread {name}{earlier}. {HELP}")
@@ -95,12 +96,19 @@ def _command(line: str, name: str, store) -> bool:
     if word in ("/quit", "/exit", "/q"):
         return True
     if word == "/export":
-        _export(store.load(name, create=True, whole=True), Path(rest.strip() or f"{name}.md"))
+        _export(_noted(store.load(name, create=True, whole=True)), Path(rest.strip() or f"{name}.md"))
     elif word == "/threads":
         typer.echo(", ".join(store.names()) or "no saved threads")
     else:
         typer.echo(HELP)
     return False
+
+
+def _noted(thread):
+    """The thread, after saying where its damaged lines were set aside (when this read found some)."""
+    if thread.set_aside:
+        typer.echo(f"note: {thread.set_aside}", err=True)
+    return thread
 
 
 def _export(thread, target: Path) -> None:

@@ -7,7 +7,14 @@ Bounded reads: a prompt (or the app) reads only the newest bytes (`read_bytes`) 
 parts; once the current file passes `rotate_bytes` it moves aside as `NAME.jsonl.1`, `.2`, ...
 (older turns kept on disk, read whole only by an export). A thread written by an older version
 as one JSON document (`NAME.json`) is still read, streamed turn by turn, and becomes `NAME.jsonl`
-on its next append. A damaged file raises ThreadDamaged, for that thread alone.
+on its next append.
+
+Damage costs only what is damaged: a line that is not a turn (not JSON, not an object, longer
+than MAX_TURN_BYTES, a write cut short) is skipped by readers and moved by `set_aside`, under
+the exclusive lock, to `NAME.jsonl.damaged` beside the thread (appended: never dropped); the
+intact turns stay in order. A turn longer than TURN_CAP_BYTES is refused when written. An
+old-style file that cannot be streamed, or one that cannot be read at all, raises
+ThreadDamaged, for that thread alone.
 """
 from __future__ import annotations
 
@@ -17,9 +24,11 @@ import os
 import re
 from collections import deque
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from models.errors import ThreadDamaged
+
+from .thread_lines import CHUNK, MAX_TURN_BYTES, copy_range, parse, scan
 
 try:
     import fcntl
@@ -27,8 +36,8 @@ except ImportError:  # Windows: no flock; appends are still single O_APPEND writ
     fcntl = None
 
 LOCKS = ".locks"
-CHUNK = 1 << 20
-MAX_TURN_BYTES = 64 << 20  # one turn past this in an old-style file: damaged, not read on and on
+TURN_CAP_BYTES = 1 << 20  # a new turn past this is refused: it would not fit what opening a thread reads
+DAMAGED = ".damaged"  # NAME.jsonl.damaged: the lines set aside, beside the thread
 _TURNS_KEY = re.compile(r'"turns"\s*:\s*\[')
 
 
@@ -38,6 +47,11 @@ def jsonl(folder: Path, name: str) -> Path:
 
 def legacy(folder: Path, name: str) -> Path:
     return folder / f"{name}.json"
+
+
+def set_aside_file(folder: Path, name: str) -> Path:
+    """Where the thread's damaged lines are kept (never listed as a thread: not *.json(l))."""
+    return folder / f"{name}.jsonl{DAMAGED}"
 
 
 def parts(folder: Path, name: str) -> list[Path]:
@@ -123,49 +137,22 @@ def legacy_records(path: Path, name: str) -> Iterator[dict]:
         raise damaged(path, exc.strerror or type(exc).__name__, name) from None
 
 
-def _parse_line(line: bytes, path: Path, name: str) -> dict:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        raise damaged(path, "a line that is not JSON", name) from None
-    if not isinstance(record, dict):
-        raise damaged(path, "a line that is not a turn", name)
-    return record
-
-
-def _lines(data: bytes, path: Path, name: str) -> list[dict]:
-    """The turns of whole lines; a last line without its newline is a write cut short (a writer
-    killed mid-line) and is left out, any other bad line is damage."""
-    lines = data.split(b"\n")
-    last = lines.pop()
-    records = [_parse_line(line, path, name) for line in lines if line.strip()]
-    if last.strip():
-        with contextlib.suppress(ThreadDamaged):
-            records.append(_parse_line(last, path, name))
-    return records
-
-
-def file_records(path: Path, name: str) -> Iterator[dict]:
-    """Every turn of one file (jsonl or old-style json), streamed."""
+def file_records(path: Path, name: str) -> Iterator[dict | None]:
+    """Every turn of one file (jsonl or old-style json), streamed; None for each damaged line."""
     if path.suffix == ".json":
         yield from legacy_records(path, name)
         return
     try:
         with open(path, "rb") as fh:
-            rest = b""
-            while chunk := fh.read(CHUNK):
-                data = rest + chunk
-                cut = data.rfind(b"\n") + 1
-                yield from (_parse_line(line, path, name) for line in data[:cut].split(b"\n") if line.strip())
-                rest = data[cut:]
-            yield from _lines(rest, path, name)
+            yield from (parse(line.data) for line in scan(fh) if not line.blank)
     except OSError as exc:
         raise damaged(path, exc.strerror or type(exc).__name__, name) from None
 
 
-def tail_records(path: Path, name: str, budget: int) -> tuple[list[dict], bool]:
-    """The newest whole turns in the last `budget` bytes of one file, and whether older turns
-    were left out. An old-style file is streamed, keeping only what fits the budget."""
+def tail_records(path: Path, name: str, budget: int) -> tuple[list[dict | None], bool]:
+    """The newest whole turns in the last `budget` bytes of one file (None for a damaged line),
+    and whether older turns were left out. An old-style file is streamed, keeping only what fits
+    the budget."""
     if path.suffix == ".json":
         kept, size, cut = deque(), 0, False
         for record in legacy_records(path, name):
@@ -186,19 +173,43 @@ def tail_records(path: Path, name: str, budget: int) -> tuple[list[dict], bool]:
     if start > 0:  # the first line is probably cut: start after it
         newline = data.find(b"\n")
         data = data[newline + 1:] if newline >= 0 else b""
-    return _lines(data, path, name), start > 0
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return [parse(line if len(line) <= MAX_TURN_BYTES else None) for line in lines], start > 0
 
 
-def count_records(path: Path, name: str) -> int:
-    """Turns in one file, without holding it whole (lines counted; an old-style file streamed)."""
-    if path.suffix == ".json":
-        return sum(1 for _ in legacy_records(path, name))
-    count, last = 0, b"\n"
+# -- setting damage aside --------------------------------------------------------------------------
+def set_aside(folder: Path, name: str, is_turn: Callable[[dict | None], bool]) -> int:
+    """Under the exclusive lock: every damaged line of the thread's files (`is_turn` false: not
+    JSON, not a turn, too long, a write cut short) appended to NAME.jsonl.damaged, and each file
+    rewritten with its intact turns in order. Lines moved (0: none, or another process moved
+    them first)."""
+    moved = 0
+    with locked(folder, name, exclusive=True):
+        for path in (*parts(folder, name), jsonl(folder, name)):
+            if path.is_file():
+                moved += _set_aside_lines(path, set_aside_file(folder, name), is_turn)
+    return moved
+
+
+def _set_aside_lines(path: Path, aside: Path, is_turn) -> int:
     with open(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
-    return count + (last != b"\n")
+        bad = {line.start for line in scan(fh) if not line.blank and not is_turn(parse(line.data))}
+        if not bad:
+            return 0
+        fh.seek(0)
+        part = path.with_name(path.name + ".part")
+        with open(part, "wb") as good, open(aside, "ab") as kept, open(path, "rb") as raw:
+            for line in scan(fh):
+                if line.start in bad:
+                    copy_range(raw, line.start, line.end, kept)
+                    if not line.ended:
+                        kept.write(b"\n")
+                elif not line.blank:
+                    good.write(line.data + b"\n")
+            kept.flush()
+            os.fsync(kept.fileno())  # kept aside before the thread file loses them
+    part.replace(path)
+    return len(bad)
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -206,15 +217,35 @@ def _line(record: dict) -> bytes:
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _append_bytes(path: Path, data: bytes) -> None:
+def _append_bytes(path: Path, data: bytes, is_turn) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        if size := os.fstat(fd).st_size:  # a write cut short (its writer killed) goes first
-            os.truncate(path, _last_line_end(path, size))
+        if size := os.fstat(fd).st_size:  # a last line without its newline first
+            _end_last_line(path, size, fd, is_turn)
         os.write(fd, data)  # one write of whole lines, O_APPEND: never interleaved with another's
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _end_last_line(path: Path, size: int, fd: int, is_turn) -> None:
+    """A last line without its newline: a turn gets its newline; a write cut short (its writer
+    killed) is set aside, then cut off."""
+    end = _last_line_end(path, size)
+    if end == size:
+        return
+    with open(path, "rb") as fh:
+        fh.seek(end)
+        tail = fh.read(MAX_TURN_BYTES + 1) if size - end <= MAX_TURN_BYTES else None
+        if tail is not None and (not tail.strip() or is_turn(parse(tail))):
+            os.write(fd, b"\n")
+            return
+        with open(set_aside_file(path.parent, path.name[:-len(".jsonl")]), "ab") as kept:
+            copy_range(fh, end, size, kept)
+            kept.write(b"\n")
+            kept.flush()
+            os.fsync(kept.fileno())
+    os.truncate(path, end)
 
 
 def _last_line_end(path: Path, size: int) -> int:
@@ -251,7 +282,13 @@ def _rotate(folder: Path, name: str) -> None:
     jsonl(folder, name).replace(folder / f"{name}.jsonl.{max(numbers, default=0) + 1}")
 
 
-def append(folder: Path, name: str, record: dict, rotate_bytes: int) -> None:
+def line_bytes(record: dict) -> int:
+    """The size of the line a turn takes in its file."""
+    return len(_line(record))
+
+
+def append(folder: Path, name: str, record: dict, rotate_bytes: int,
+           is_turn: Callable[[dict | None], bool]) -> None:
     """Add one turn, under the exclusive lock (rotating the file first when it is past the cap)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = _line(record)
@@ -261,7 +298,7 @@ def append(folder: Path, name: str, record: dict, rotate_bytes: int) -> None:
         current = jsonl(folder, name)
         if current.is_file() and 0 < current.stat().st_size and current.stat().st_size + len(data) > rotate_bytes:
             _rotate(folder, name)
-        _append_bytes(current, data)
+        _append_bytes(current, data, is_turn)
 
 
 def rewrite(folder: Path, name: str, records: list[dict]) -> None:
@@ -276,7 +313,9 @@ def rewrite(folder: Path, name: str, records: list[dict]) -> None:
 
 
 def remove(folder: Path, name: str) -> None:
-    """Every file of the thread (its lock file stays: a writer may be waiting on it)."""
+    """Every file of the thread and its damaged lines set aside (its lock file stays: a writer
+    may be waiting on it)."""
     with locked(folder, name, exclusive=True):
         for path in all_files(folder, name):
             path.unlink()
+        set_aside_file(folder, name).unlink(missing_ok=True)

@@ -94,14 +94,34 @@ def _good_thread(store: ThreadStore, name: str, turns: int = 2) -> None:
         store.append(name, Turn(f"{name} question {i}", f"{name} answer {i}"))
 
 
-DAMAGES = {
+DAMAGES = {  # old-style files, read whole or not at all
     "not-json.json": b"{ this is not json",
     "cut-short.json": b'{"name": "cut-short", "turns": [{"question": "a", "answer": "b"}, {"question": "c"',
-    "binary.jsonl": bytes(range(256)) * 4,
-    "bad-middle.jsonl": b'{"question": "a", "answer": "b"}\nnot json at all\n{"question": "c", "answer": "d"}\n',
-    "wrong-types.jsonl": b'{"question": 7, "answer": ["b"]}\n',
-    "unknown-field.jsonl": b'{"question": "a", "answer": "b", "mood": "odd"}\n',
 }
+# one turn a line: the intact turns are kept, the damaged lines set aside (issue 65)
+DAMAGED_LINES = {
+    "binary.jsonl": (bytes(range(256)) * 4, 0),
+    "bad-middle.jsonl": (b'{"question": "a", "answer": "b"}\nnot json at all\n{"question": "c", "answer": "d"}\n', 2),
+    "wrong-types.jsonl": (b'{"question": 7, "answer": ["b"]}\n', 0),
+}
+
+
+@pytest.mark.parametrize("damaged", sorted(DAMAGED_LINES))
+def test_a_thread_with_damaged_lines_keeps_its_intact_turns_beside_two_good_ones(cli, tmp_path, damaged):  # noqa: F811
+    data = tmp_path / "data"
+    store = ThreadStore(data)
+    _good_thread(store, "alpha")
+    _good_thread(store, "beta", 3)
+    content, intact = DAMAGED_LINES[damaged]
+    (data / "threads" / damaged).write_bytes(content)
+    name = damaged.split(".")[0]
+    code, out, err = cli("chat", "--list")
+    assert code == 0, err
+    assert "alpha  (2 turns)" in out and "beta  (3 turns)" in out
+    line = next(line for line in out.splitlines() if line.startswith(name))
+    assert line.startswith(f"{name}  ({intact} turns; ") and f"{name}.jsonl.damaged" in line, line
+    code, out, err = cli("chat", name, "--export", "-")
+    assert code == 0 and out.count("\n## ") == intact, err
 
 
 @pytest.mark.parametrize("damaged", sorted(DAMAGES))
@@ -146,6 +166,7 @@ def test_a_turn_cut_short_by_a_killed_writer_is_left_out_and_the_next_one_kept(t
     assert [t.question for t in store.load("t").turns] == ["t question 0", "t question 1"]
     store.append("t", Turn("after", "kept"))
     assert [t.question for t in store.load("t", whole=True).turns] == ["t question 0", "t question 1", "after"]
+    assert (tmp_path / "threads" / "t.jsonl.damaged").read_bytes() == b'{"question": "half a tu\n'  # kept aside
 
 
 def test_a_big_thread_is_read_from_its_newest_turns_and_exported_whole(tmp_path):
