@@ -221,28 +221,30 @@ def status(settings: Settings) -> IndexStatus:
 
 
 def repair(settings: Settings) -> list[str]:
-    """Rebuild what the index can rebuild from its tables (index_builder.health): a lost metadata
-    file, a missing or unreadable full-text or vector index, an interrupted run's leftovers;
-    returns what was done ([] when nothing needed it)."""
+    """Rebuild what the index can rebuild from its tables (index_builder.health): a lost or
+    unreadable metadata file, a missing or unreadable full-text or vector index, an interrupted
+    run's leftovers (orphans removed, waiting passages marked for the next run); returns what was
+    done ([] when nothing needed it). Damage it cannot mend: one line offering a rebuild."""
     from index_builder import health, lock
-    from index_builder.store import DOCUMENTS, META_FILE, PASSAGES, IndexStore
+    from index_builder.store import IndexStore
     from models import registry
+    from models.errors import IndexDamaged
 
     path = settings.index_path
     done = []
-    if not (path / META_FILE).is_file() and (path / f"{PASSAGES}.lance").is_dir() \
-            and (path / f"{DOCUMENTS}.lance").is_dir():
+    if health.meta_problem(path):  # lost or unreadable: rebuilt from the tables
         embedder = registry.get_embedder(settings)
         with lock.write_lock(path):
-            health.rebuild_meta(path, embedder.model_id, embedder.dim)
-        done.append(f"metadata file {META_FILE} rebuilt from the tables")
-    IndexStore.open(path)  # no index, or damage beyond repair: said before taking the lock
-    with lock.write_lock(path), IndexStore.open(path) as store:
-        done += health.repair(store)
-        left = health.problems(store)
+            done.append(health.restore_meta(path, embedder.model_id, embedder.dim))
+    try:
+        IndexStore.open(path)  # no index, or damage beyond repair: said before taking the lock
+        with lock.write_lock(path), IndexStore.open(path) as store:
+            done += health.repair(store)
+            left = health.problems(store)
+    except IndexDamaged as exc:  # its message would offer this very repair
+        raise health.beyond_repair(path, exc.what) from None
     if left:
-        raise AssistantError(f"the index at {path} is still damaged after repair ({'; '.join(left)}): rebuild it "
-                             "with `assistant index add ...` into a new --index")
+        raise health.beyond_repair(path, "; ".join(left))
     return done
 
 

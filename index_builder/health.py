@@ -1,6 +1,8 @@
 """Whether an index can serve what `index status` reports, and repairing what can be rebuilt
-from its tables: the full-text index, the vector index, the metadata file, and the passages of
-a document an interrupted run left unfinished (orphans: searchable and counted until removed).
+from its tables: the full-text index, the vector index, the metadata file (lost or unreadable;
+with the sources an interrupted run left unfinished and the passages still waiting for their
+vectors), and the passages of a document an interrupted run left unfinished (orphans:
+searchable and counted until removed).
 
 A trial deleted passages.lance/_indices: status said healthy, every search failed "damaged", and
 `index add` of the same folder said "unchanged" and repaired nothing (issue 34 item 2)."""
@@ -12,7 +14,8 @@ from pathlib import Path
 
 from models.errors import AssistantError, IndexDamaged
 
-from .store_tables import DOCUMENTS, META_FILE, PASSAGES, column, quote
+from .store_tables import DOCUMENTS, META_FILE, PASSAGES, column, quote, read_meta
+from .store_vectors import PENDING, WAITING
 
 MAX_FILTERED_DOCS = 5000  # orphans of one interrupted run are a batch's documents, far fewer
 
@@ -84,42 +87,102 @@ def rebuild_search_indices(store, force: bool = False) -> list[str]:
     return done
 
 
-def rebuild_meta(path: Path, embedding_model: str, dim: int) -> None:
-    """Write a metadata file for tables that lost theirs: the sources from the documents table
-    (their kind from what the path is), the embedding model the user runs with, if its vectors
-    have the tables' dimension."""
+def meta_problem(path: Path) -> str | None:
+    """Why the metadata file must be rebuilt from the tables ("is missing", "is unreadable: ...");
+    None when it reads, or when there are no tables to rebuild it from."""
+    if not ((path / f"{PASSAGES}.lance").is_dir() and (path / f"{DOCUMENTS}.lance").is_dir()):
+        return None
+    if not (path / META_FILE).is_file():
+        return "is missing"
+    try:
+        read_meta(path)
+    except IndexDamaged:
+        return "is unreadable"
+    return None
+
+
+def _unfinished_sources(passages, documents) -> set[str]:
+    """Sources an interrupted run left unfinished: passages still waiting for their vector, or
+    passages whose document has no row (orphans)."""
+    waiting = passages.search().where(WAITING).select(["source"]).limit(None).to_arrow()
+    rows = passages.search().select(["doc_id", "source"]).limit(None).to_arrow()
+    known = set(column(documents, "doc_id"))
+    orphans = {source for doc_id, source in zip(rows["doc_id"].to_pylist(), rows["source"].to_pylist())
+               if doc_id not in known}
+    return set(waiting["source"].to_pylist()) | orphans
+
+
+def meta_from_tables(path: Path, embedding_model: str, dim: int) -> dict:
+    """The metadata of tables that lost theirs: every source the tables hold (its kind from what
+    the path is; incomplete when a run left it unfinished), whether passages wait for vectors,
+    the last update, and the embedding model the user runs with if its vectors have the tables'
+    dimension. Collections and resume options live only in the file: the rebuilt one has none."""
     import lancedb
 
     from .sources import kind_of
 
     db = lancedb.connect(str(path))
     if not {PASSAGES, DOCUMENTS} <= set(db.table_names()):
-        raise IndexDamaged(path, "its tables are missing too")
-    table_dim = db.open_table(PASSAGES).schema.field("vector").type.list_size
+        raise beyond_repair(path, "its tables are missing too")
+    passages, documents = db.open_table(PASSAGES), db.open_table(DOCUMENTS)
+    table_dim = passages.schema.field("vector").type.list_size
     if table_dim != dim:
-        raise IndexDamaged(path, f"its vectors have {table_dim} dimensions, the embedding model {embedding_model} "
-                                 f"{dim}: repair it with the model it was built with (--embedder-backend, embedder)")
+        raise AssistantError(f"the index at {path} has vectors of {table_dim} dimensions, the embedding model "
+                             f"{embedding_model} {dim}: repair it with the model it was built with "
+                             "(--embedder-backend, embedder)")
+    unfinished = _unfinished_sources(passages, documents)
     sources = {}
-    for source in sorted(set(column(db.open_table(DOCUMENTS), "source"))):
+    for source in sorted(set(column(documents, "source")) | unfinished):
         try:
             kind = kind_of(Path(source)).lower()
         except AssistantError:  # gone since: removable all the same
             kind = "folder"
-        sources[source] = {"kind": kind}
+        sources[source] = {"kind": kind, **({"incomplete": True} if source in unfinished else {})}
     meta = {"embedding_model": embedding_model, "dim": dim, "created": time.time(), "sources": sources,
             "repaired": time.time()}
+    indexed = [t for t in column(documents, "indexed_at") if t]
+    if indexed:
+        meta["updated"] = max(indexed)
+    if passages.count_rows(WAITING):
+        meta[PENDING] = True  # the next run embeds them (store_vectors)
+    return meta
+
+
+def restore_meta(path: Path, embedding_model: str, dim: int) -> str:
+    """Under the write lock: a lost or unreadable metadata file rebuilt from the tables, an
+    unreadable one kept beside it; what was done, as `index repair` says it."""
+    why = meta_problem(path)
+    meta = meta_from_tables(path, embedding_model, dim)
+    kept = ""
+    if why != "is missing":
+        aside = path / (META_FILE + ".damaged")
+        (path / META_FILE).replace(aside)
+        kept = f" (the unreadable one kept as {aside.name})"
     tmp = path / (META_FILE + ".tmp")
     tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
     tmp.replace(path / META_FILE)
+    return f"metadata file {META_FILE} rebuilt from the tables{kept}"
+
+
+def beyond_repair(path: Path, why: str) -> AssistantError:
+    """What `index repair` says when the tables themselves are damaged or gone."""
+    return AssistantError(f"the index at {path} is damaged beyond repair ({why}): rebuild it with "
+                          f"`assistant index add ...` into a new --index, or delete {path}")
 
 
 def repair(store) -> list[str]:
-    """Under the write lock: orphans removed, broken search indices rebuilt; what was done."""
+    """Under the write lock: orphans removed, broken search indices rebuilt, passages waiting for
+    their vectors made known to the next run (a metadata file that lost the mark); what was done."""
     store.hold_write_lock(reload_meta=True)
     with store.errors():
         removed = store.remove_orphan_passages()
         done = rebuild_search_indices(store)
+        waiting = store.passages.count_rows(WAITING)
+        if waiting:
+            store.meta[PENDING] = True
         store.save_meta()
     if removed:
         done.append(f"{removed} unfinished documents' passages removed")
+    if waiting:
+        done.append(f"{waiting} passages wait for their vectors: any `assistant index add` embeds them")
     return done

@@ -1,5 +1,6 @@
 """The index's tables and metadata file: their names and schemas, the document record, and
-reading the metadata (a damaged one is a one-line error)."""
+reading the metadata (a damaged one is a one-line error offering `index repair`, which
+rebuilds it from the tables: index_builder/health.py)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from models.errors import IndexDamaged
+from models.errors import IndexRepairable
 
 PASSAGES = "passages"
 DOCUMENTS = "documents"
@@ -21,11 +22,11 @@ def read_meta(path: Path) -> dict:
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise IndexDamaged(path, f"its metadata file {META_FILE} is unreadable: "
+        raise IndexRepairable(path, f"its metadata file {META_FILE} is unreadable: "
                                  f"{getattr(exc, 'strerror', None) or exc}") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("embedding_model"), str) \
             or not isinstance(meta.get("dim"), int) or not isinstance(meta.get("sources", {}), dict):
-        raise IndexDamaged(path, f"its metadata file {META_FILE} does not describe an index")
+        raise IndexRepairable(path, f"its metadata file {META_FILE} does not describe an index")
     return meta
 
 

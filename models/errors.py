@@ -63,15 +63,18 @@ class IndexDamaged(IndexUnusable):
     """A table or file of the index is missing or unreadable."""
 
     def __init__(self, path: Path | str, what: str):
-        super().__init__(f"the index at {path} is damaged ({what}): rebuild it with `assistant index add ...` "
-                         f"into a new --index, or delete {path}")
+        self.what = what  # the damage alone, for `index repair` to say what it could not mend
+        super().__init__(f"the index at {path} is damaged ({what}): run `assistant index repair --index {path}` "
+                         f"first; if it cannot mend it, rebuild it with `assistant index add ...` into a new "
+                         f"--index, or delete {path}")
 
 
 class IndexRepairable(IndexDamaged):
     """What is missing can be rebuilt from the tables: the full-text or vector index, or the
-    metadata file (index_builder/health.py)."""
+    metadata file, lost or unreadable (index_builder/health.py)."""
 
     def __init__(self, path: Path | str, what: str):
+        self.what = what
         IndexUnusable.__init__(self, f"the index at {path} is damaged ({what}): run `assistant index repair "
                                      f"--index {path}` to rebuild it from its tables")
 

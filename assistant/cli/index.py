@@ -268,7 +268,9 @@ def _model_text(model_id) -> str:
 @index_app.command("repair")
 def repair(index: Optional[Path] = IndexOption) -> None:
     """Rebuild what the index can rebuild from its tables: a missing or unreadable full-text or
-    vector index, a lost assistant-index.json, passages an interrupted run left behind.
+    vector index, a lost or unreadable assistant-index.json (an unreadable one is kept beside it
+    as .damaged; the rebuilt one knows every source and the passages still waiting for their
+    vectors), passages an interrupted run left behind.
 
     Example: assistant index repair
     """

@@ -28,8 +28,10 @@ from index_builder.store import IndexStore
 from models.errors import Cancelled, DiskFull, IndexBusy, IndexDamaged, IndexPathError, IndexUnusable
 
 REPO = Path(__file__).resolve().parents[2]
-DAMAGED = re.compile(r"^the index at \S+ is damaged \(.+\): rebuild it with `assistant index add \.\.\.` "
-                     r"into a new --index, or delete \S+$")
+# Every damage offers the repair first (issue 65); what the tables can rebuild offers only it.
+DAMAGED = re.compile(r"^the index at \S+ is damaged \(.+\): run `assistant index repair --index \S+` (first; "
+                     r"if it cannot mend it, rebuild it with `assistant index add \.\.\.` into a new --index, "
+                     r"or delete \S+|to rebuild it from its tables)$")
 
 
 class HashEmbedder:
