@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from assistant.events.details import RefeedDecision
 from assistant.events.core import Answer, Detail, Event, Passage, Relevance, Retrieved
 from assistant.answering.quoting import shown_label
-from assistant.events.step_text import no_source, passage_name, relevance_summary, resolved_phrase, score_vs
+from assistant.presentation.step_text import no_source, passage_name, relevance_summary, resolved_phrase, score_vs
 
 MARKER = re.compile(r"(\[\d+\])")
 HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or click) to see it here. "

@@ -1,5 +1,5 @@
 """The conversation's step trees: one node per turn (earlier turns folded, one Enter opens them), under it
-one plain-language line per step (assistant/events/step_text.py), nested by the events' step/parent ids.
+one plain-language line per step (assistant/presentation/step_text.py), nested by the events' step/parent ids.
 
 Each node's `data` is what the detail panel shows when the node is highlighted: a Passage
 (full text and source), the Event itself, or a list of verdicts.
@@ -13,7 +13,7 @@ from textual.widgets.tree import TreeNode
 from assistant.events.details import PipelineStage, QueryRefined
 from assistant.events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                               SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
-from assistant.events.step_text import StepNarrator, passage_name, relevance_summary, short
+from assistant.presentation.step_text import StepNarrator, passage_name, relevance_summary, short
 
 
 

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.widgets.option_list import Option
 
 from assistant.events.core import Answer, Event
-from assistant.events.step_text import passage_name
+from assistant.presentation.step_text import passage_name
 
 from .panels import marked
 from .pick_list import PickListScreen

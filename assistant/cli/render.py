@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..events.core import Answer, Event, Relevance, Retrieved
 from ..answering.quoting import shown_label
-from ..events.step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
+from ..presentation.step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
 
 
 class TraceWriter:

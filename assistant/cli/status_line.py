@@ -13,7 +13,7 @@ import sys
 from typing import TextIO
 
 from ..events.core import Event, Token
-from ..events.step_text import StepNarrator
+from ..presentation.step_text import StepNarrator
 
 READY = "Getting ready…"
 

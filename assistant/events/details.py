@@ -1,7 +1,7 @@
 """Typed messages for the steps only one strategy takes (a pipeline stage, ReFeed's check,
 RQ-RAG's refinements, LLMQA's expansion and rerank).
 
-Each is a `Detail` event with named fields, so front ends (assistant/events/step_text.py, the app) read
+Each is a `Detail` event with named fields, so front ends (assistant/presentation/step_text.py, the app) read
 them by name instead of decoding a dict. On the wire they keep one shape: `{"type": "detail",
 "kind": ..., "summary": ..., "data": {the fields}}` (`--json`, recorded results).
 """

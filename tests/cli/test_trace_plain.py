@@ -13,9 +13,9 @@ import pytest
 
 from assistant.cli.render import TraceWriter
 from assistant.events.details import YesNoCheck
-from assistant.events.step_text import StepNarrator
+from assistant.presentation.step_text import StepNarrator
 from assistant.events.core import Passage, Relevance, Retrieved, Started
-from assistant.events.step_text import ordinal, passage_name, relevance_summary, score_vs
+from assistant.presentation.step_text import ordinal, passage_name, relevance_summary, score_vs
 
 POOL = [Passage(id=f"p{i}", text=f"Heron fact {i}.", path=f"projects/heron-{i}.md", source="/docs", score=0.03)
         for i in range(1, 6)]

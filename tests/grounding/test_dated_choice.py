@@ -10,7 +10,7 @@ from assistant.checks.dated_choice import (Dated, DateFrame, dates_in, decide, e
                                     page_date)
 from assistant.events.core import Answer, Passage
 from assistant.runner import run_question
-from assistant.events.step_text import resolved_phrase
+from assistant.presentation.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 

@@ -8,7 +8,7 @@ from helpers.fakes import FakeReader, FakeRetriever, make_context
 from assistant.events.core import Answer, Passage
 from assistant.checks.nationality import asked_of, decide, named_pages, nations_in, page_nations, yes_no_to_decide
 from assistant.runner import run_question
-from assistant.events.step_text import resolved_phrase
+from assistant.presentation.step_text import resolved_phrase
 from assistant.strategies import make_strategy
 
 

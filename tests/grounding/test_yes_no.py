@@ -11,7 +11,7 @@ from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
 from assistant.events.core import Answer
 from assistant.runner import run_question
-from assistant.events.step_text import StepNarrator, resolved_phrase
+from assistant.presentation.step_text import StepNarrator, resolved_phrase
 from assistant.strategies import make_strategy
 from assistant.checks.yes_no import bare_yes_no, log_odds_yes
 from models.downloads.catalog import CatalogEntry, load_catalog, yes_lean_of

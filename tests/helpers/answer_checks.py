@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assistant.evaluation.datasets import QAExample
 from assistant.evaluation.results import make_record
-from assistant.events.step_text import StepNarrator
+from assistant.presentation.step_text import StepNarrator
 
 
 def check_seen(events, kind: str, question: str, gold: str):

@@ -13,7 +13,7 @@ from assistant.events.event_json import event_from_dict
 from assistant.events.core import Passage, Retrieved
 from assistant.retrieval.pool_features import FEATURES
 from assistant.runner import run_question
-from assistant.events.step_text import StepNarrator
+from assistant.presentation.step_text import StepNarrator
 from models.judges.relevance import SETTINGS_FILE, RelevanceJudge, shipped_judge_path
 
 QUESTION = "Who was the first president of the publisher of Journal of Psychotherapy Integration?"

@@ -13,7 +13,7 @@ from assistant.context import Result
 from assistant.events.core import Answer, Note, Passage
 from assistant.events.details import FolderQuestion
 from assistant.events.event_json import event_from_dict
-from assistant.events.step_text import StepNarrator
+from assistant.presentation.step_text import StepNarrator
 from assistant.retrieval.retriever import HybridRetriever
 from assistant.runner import run_question
 from assistant.strategies.base import Strategy

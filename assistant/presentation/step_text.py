@@ -11,9 +11,9 @@ from typing import Sequence
 
 from ..grounding.citations import text_for_matching
 from ..answering.origin import REFINED, Origin
-from .details import (ChainSelected, FolderQuestion, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
+from ..events.details import (ChainSelected, FolderQuestion, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory, YesNoCheck)
-from .core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
+from ..events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
 
 RESOLVED = {
