@@ -115,7 +115,7 @@ def _unfinished_sources(passages, documents) -> set[str]:
 def meta_from_tables(path: Path, embedding_model: str, dim: int) -> dict:
     """The metadata of tables that lost theirs: every source the tables hold (its kind from what
     the path is; incomplete when a run left it unfinished), whether passages wait for vectors,
-    the last update, and the embedding model the user runs with if its vectors have the tables'
+    the last update (when no run was left unfinished), and the embedding model the user runs with if its vectors have the tables'
     dimension. Collections and resume options live only in the file: the rebuilt one has none."""
     import lancedb
 
@@ -141,7 +141,7 @@ def meta_from_tables(path: Path, embedding_model: str, dim: int) -> dict:
     meta = {"embedding_model": embedding_model, "dim": dim, "created": time.time(), "sources": sources,
             "repaired": time.time()}
     indexed = [t for t in column(documents, "indexed_at") if t]
-    if indexed:
+    if indexed and not unfinished:  # the last run finished: about when its last document was written
         meta["updated"] = max(indexed)
     if passages.count_rows(WAITING):
         meta[PENDING] = True  # the next run embeds them (store_vectors)
