@@ -13,6 +13,7 @@ from ..events.core import Draft, Event, Note, Passage, Token
 from .prompt_fit import PromptBuilder, fit_passages
 
 StrategyRun = Generator[Event, None, Result]  # what a strategy (or a step of one) yields and returns
+ROOM_UNKNOWN = 8192  # a caller's answer without max_tokens from a reader that does not say its context
 
 
 # "Answer:", and the sentence frames small readers put around a short answer ("The answer to
@@ -21,12 +22,14 @@ _PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+|short\s+)?answer(?:\s+to\s+(?:
                      r"(?:\s*[:\-]|\s+is\b\s*:?)\s*", re.I)
 
 
-def clean_answer(text: str) -> str:
-    """The first non-empty line, without an 'Answer:' label or a 'The answer is' frame."""
-    for line in text.strip().splitlines():
+def clean_answer(text: str, whole: bool = False) -> str:
+    """The first non-empty line, without an 'Answer:' label or a 'The answer is' frame; `whole`:
+    the lines after it too (a caller asked for a form, such as a list, that takes several)."""
+    lines = text.strip().splitlines()
+    for n, line in enumerate(lines):
         line = _PREFIX.sub("", line).strip()
         if line:
-            return line
+            return "\n".join([line, *lines[n + 1:]]).rstrip() if whole else line
     return text.strip()
 
 
@@ -41,7 +44,7 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
     wished = ctx.answer_options if depth == 0 else None  # the caller's wishes: the answer they read
     max_tokens, kwargs = ctx.settings.max_answer_tokens, {}
     if wished is not None:
-        max_tokens, kwargs = wished.tokens(max_tokens), wished.reader_kwargs
+        max_tokens, kwargs = wished.tokens(getattr(ctx.reader, "n_ctx", None) or ROOM_UNKNOWN), wished.reader_kwargs
         messages = _instructed(messages, wished.instructions)
     if callable(messages):
         fit = fit_passages(ctx.reader, messages, citations, max_tokens)
@@ -58,7 +61,7 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
             generation = piece
     if depth == 0:
         ctx.answer_finish = generation.finish
-    text = clean_answer(generation.text)
+    text = clean_answer(generation.text, whole=bool(wished and wished.instructions))
     yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
                 citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
     return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)

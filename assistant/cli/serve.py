@@ -31,6 +31,8 @@ def serve(
                                        help="Seconds a request's body may take to arrive."),
     idle_timeout: float = typer.Option(5.0, "--idle-timeout", min=1, max=3600, metavar="SECONDS",
                                        help="Seconds an idle kept-alive connection stays open."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No line per request on stderr (method, path, "
+                                                             "status, seconds)."),
 ) -> None:
     """Keep the models loaded behind an OpenAI-compatible API; ask and chat use it when it runs.
 
@@ -41,12 +43,14 @@ def serve(
     """
     from models.config import load_settings
 
-    from ..server.run import ServeOptions, check_bind, check_origin, serve as run_server
+    from ..server.run import ServeOptions, check_bind, check_no_other_server, check_origin, serve as run_server
 
     settings = load_settings(index=index, reader=reader)
     check_bind(host, port, api_key)  # said before any model loads
+    check_no_other_server(settings)
     origins = tuple(check_origin(o) for o in cors_origin or ())
     options = ServeOptions(cors_origins=origins, allowed_hosts=tuple(allow_host or ()), queue_size=queue_size,
-                           header_seconds=header_timeout, body_seconds=body_timeout, idle_seconds=idle_timeout)
+                           header_seconds=header_timeout, body_seconds=body_timeout, idle_seconds=idle_timeout,
+                           request_log=not quiet)
     typer.echo(f"Serving on http://{host}:{port}/v1 (models: GET /v1/models); Ctrl-C stops.", err=True)
     run_server(settings, host, port, api_key, options=options)

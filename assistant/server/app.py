@@ -87,11 +87,12 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
 
     @app.get("/v1/models/{model_id:path}")
     async def model(model_id: str):
-        name, _ = parse_spec(model_id)
-        if model_id != name or name not in STRATEGIES:
-            raise ApiError(404, f"no model (strategy) named {model_id!r}; GET /v1/models lists them",
-                           "model_not_found", param="model")
-        return _model_row(name)
+        """Every id chat accepts (a strategy with options too: `rag:rerank=true`); others a 404."""
+        try:
+            _strategy(model_id)
+        except ApiError as exc:  # an unknown name, or options the strategy refuses
+            raise ApiError(404, exc.message, "model_not_found", param="model") from None
+        return _model_row(model_id)
 
     def asker(question, strategy, thread, history, options=None, collection=None):
         within = replace(settings, collection=check_collection(collection)) if collection else settings

@@ -1,6 +1,8 @@
 """A chat-completions request checked field by field: types and ranges (a string for `stream` or a
 negative `max_tokens` is a 400 naming the field), and what this assistant cannot do (several
-choices, tools, a JSON response format, images) refused by name, never silently ignored."""
+choices, tools, a JSON response format, images, reasoning effort) refused by name. OpenAI's
+bookkeeping fields that clients send by default (`user`, `metadata`, `store`...) are accepted and
+do nothing; any other field is a 400 naming it: nothing is silently ignored."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
@@ -41,8 +43,15 @@ class StreamOptions(BaseModel):
     include_usage: StrictBool = False
 
 
+# OpenAI's fields that say who asks or how OpenAI should keep the request: nothing to do here,
+# and clients send some of them unasked (the `user` of a chat front end). Accepted, no effect.
+NO_OP_FIELDS = ("user", "metadata", "store", "safety_identifier", "prompt_cache_key", "prompt_cache_retention",
+                "service_tier", "parallel_tool_calls")
+EXTENSIONS = ("thread", "collection")
+
+
 class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")  # user, metadata, store...: nothing to do with them
+    model_config = ConfigDict(extra="allow")  # kept to be refused by name (refuse_unsupported)
     model: StrictStr = DEFAULT_STRATEGY
     messages: list[Message] = Field(min_length=1)
     stream: StrictBool = False
@@ -64,6 +73,20 @@ class ChatRequest(BaseModel):
     response_format: dict[str, Any] | None = None
     logit_bias: dict[str, Any] | None = None
     modalities: list[StrictStr] | None = None
+    top_logprobs: Annotated[StrictInt, Field(ge=0, le=20)] | None = None
+    reasoning_effort: StrictStr | None = None
+    verbosity: StrictStr | None = None
+    audio: dict[str, Any] | None = None
+    prediction: dict[str, Any] | None = None
+    web_search_options: dict[str, Any] | None = None
+    user: StrictStr | None = None  # the NO_OP_FIELDS from here to `thread`
+    metadata: dict[str, Any] | None = None
+    store: StrictBool | None = None
+    safety_identifier: StrictStr | None = None
+    prompt_cache_key: StrictStr | None = None
+    prompt_cache_retention: StrictStr | None = None
+    service_tier: StrictStr | None = None
+    parallel_tool_calls: StrictBool | None = None
     thread: StrictStr | None = None  # extension: keep the turn in this saved thread
     collection: StrictStr | None = None  # extension: search only this collection
 
@@ -96,6 +119,11 @@ def refuse_unsupported(body: ChatRequest) -> None:
     def no(param: str, message: str) -> ApiError:
         return ApiError(400, message, "unsupported_parameter", param=param)
 
+    unknown = next(iter(body.model_extra or {}), None)
+    if unknown is not None:
+        raise ApiError(400, f"unknown field {unknown!r}: not one of OpenAI's chat-completions fields nor this "
+                            f"server's extensions ({', '.join(EXTENSIONS)}); remove it", "unknown_parameter",
+                       param=unknown)
     if body.n not in (None, 1):
         raise no("n", "n > 1 is not supported: one answer per request (ask again for another)")
     if body.tools:
@@ -109,8 +137,9 @@ def refuse_unsupported(body: ChatRequest) -> None:
     if kind != "text":
         raise no("response_format", f"response_format {kind!r} is not supported: answers are text with "
                                     "citations (the structured citations come in the `citations` field)")
-    if body.logprobs:
-        raise no("logprobs", "logprobs are not supported")
+    if body.logprobs or body.top_logprobs:
+        name = "logprobs" if body.logprobs else "top_logprobs"
+        raise no(name, f"{name} is not supported: the answer's tokens come without their probabilities")
     if body.logit_bias:
         raise no("logit_bias", "logit_bias is not supported")
     for name in ("presence_penalty", "frequency_penalty"):
@@ -118,6 +147,12 @@ def refuse_unsupported(body: ChatRequest) -> None:
             raise no(name, f"{name} is not supported (only 0)")
     if body.modalities and set(body.modalities) - {"text"}:
         raise no("modalities", "only text answers are supported")
+    for name, why in (("reasoning_effort", "the reader does not reason in hidden steps"),
+                      ("verbosity", "give the answer's length in a system message or with max_tokens"),
+                      ("audio", "only text answers are supported"), ("prediction", "predicted outputs are not used"),
+                      ("web_search_options", "this assistant searches your documents, not the web")):
+        if getattr(body, name) is not None:
+            raise no(name, f"{name} is not supported: {why}")
     for i, message in enumerate(body.messages):
         if message.role in ("tool", "function") or getattr(message, "tool_calls", None):
             raise no(f"messages[{i}]", "tool and function messages are not supported: this assistant calls no tools")

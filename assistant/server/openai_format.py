@@ -7,12 +7,11 @@ import time
 import uuid
 
 from assistant.events.core import Answer, Passage, Token
+from assistant.grounding.label_text import sources_trailer, without_trailer
 from assistant.services.search import source_label
 from assistant.conversation.threads import Turn
 
 from .api_errors import ApiError
-
-SOURCES_HEADING = "\n\nSources:"
 
 
 def question_and_history(said: list[tuple[str, str]]) -> tuple[str, list[Turn], str]:
@@ -27,7 +26,7 @@ def question_and_history(said: list[tuple[str, str]]) -> tuple[str, list[Turn], 
         if role == "user":
             asked = text
         elif asked is not None:
-            history.append(Turn(question=asked, answer=text.split(SOURCES_HEADING)[0]))
+            history.append(Turn(question=asked, answer=without_trailer(text)))
             asked = None
     return said[-1][1], history, instructions
 
@@ -55,14 +54,8 @@ def finish_reason(answer: Answer) -> str:
     return "length" if answer.finish == "length" else "stop"
 
 
-def sources_block(answer: Answer) -> str:
-    if not answer.citations:
-        return ""
-    return SOURCES_HEADING + "".join(f"\n[{n}] {p.citation_label()}" for n, p in enumerate(answer.citations, 1))
-
-
 def answer_content(answer: Answer) -> str:
-    return (answer.marked_text or answer.text or "(no answer)") + sources_block(answer)
+    return (answer.marked_text or answer.text or "(no answer)") + sources_trailer(answer)
 
 
 def completion(model: str, answer: Answer, standalone: str, local: bool = True) -> dict:
@@ -116,7 +109,8 @@ class ChunkStream:
         from assistant.answering.generate import clean_answer
 
         final = answer.marked_text or answer.text or "(no answer)"
-        said = clean_answer(self.streamed)
+        whole = "\n" in answer.text  # an answer of several lines (a list the caller asked for)
+        said = clean_answer(self.streamed, whole=whole)
         if not self.streamed:
             rest = final
         elif said and final.startswith(said) and self.streamed.rstrip().endswith(said):
@@ -126,7 +120,8 @@ class ChunkStream:
         else:
             rest = f"\n\nRevised answer: {final}"
         out = self.chunk({"content": rest}) if rest else ""
-        out += self.chunk({"content": sources_block(answer)}) if answer.citations else ""
+        trailer = sources_trailer(answer)
+        out += self.chunk({"content": trailer}) if trailer else ""
         out += self.chunk({}, finish_reason(answer), citations=citation_rows(answer.citations, self.local),
                           grounding=answer.grounding, standalone_question=standalone)
         return out + (self.usage_chunk(answer) if self.include_usage else "") + sse("[DONE]")

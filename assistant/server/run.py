@@ -1,6 +1,8 @@
 """Starting the server (uvicorn, with the connection limits of http_guard.py), refusing a bind off
 loopback without an API key, and the file that tells `assistant ask` and `chat` where a running
-server listens (removed again when the server stops, on Ctrl-C or a plain `kill`)."""
+server listens (removed again when the server stops, on Ctrl-C or a plain `kill`). One server per
+data folder: a second is refused with a line that names the first, so that the file always names
+the one that runs."""
 from __future__ import annotations
 
 import json
@@ -29,6 +31,7 @@ class ServeOptions:
     body_seconds: float = 30.0
     idle_seconds: float = 5.0
     max_body: int = 4 * 1024 * 1024
+    request_log: bool = True  # a line per request on stderr (`assistant serve --quiet`: none)
 
 
 def check_bind(host: str, port: int, api_key: str | None) -> None:
@@ -72,6 +75,30 @@ def server_file(settings: Settings) -> Path:
     return Path(settings.data_dir) / SERVER_FILE
 
 
+def check_no_other_server(settings: Settings) -> None:
+    """Refuse to start while the server file names another live process: two servers on one data
+    folder would overwrite each other's file, and stopping one would leave the other unfound."""
+    marker = server_file(settings)
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+        pid = int(record["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # none, or not readable as a record: nothing runs that it could name
+    if pid != os.getpid() and _alive(pid):
+        raise AssistantError(f"a server already runs on this data folder: {record.get('url', '?')} (process {pid}); "
+                             f"stop it first, or give this one another ASSISTANT_DATA_DIR (if none runs, delete {marker})")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
+
+
 def build(settings: Settings, host: str, port: int, api_key: str | None, options: ServeOptions,
           preload: bool = True, context_factory=None, **app_options):
     """The uvicorn server for this app, its guards and limits (app_options: create_app's others)."""
@@ -81,11 +108,15 @@ def build(settings: Settings, host: str, port: int, api_key: str | None, options
     from .guards import Policy, host_names
     from .http_guard import Limits, uvicorn_config
 
+    from .request_log import RequestLog
+
     policy = Policy(hosts=host_names(host, served_names(host, options.allowed_hosts)), port=port,
                     origins=frozenset(check_origin(o) for o in options.cors_origins), api_key=api_key,
                     max_body=options.max_body, body_seconds=options.body_seconds)
     app = create_app(settings, api_key, context_factory, preload, policy=policy, queue_size=options.queue_size,
                      **app_options)
+    if options.request_log:
+        app.add_middleware(RequestLog)  # the outermost layer: refused requests are logged too
     limits = Limits(header_seconds=options.header_seconds, body_seconds=options.body_seconds,
                     idle_seconds=options.idle_seconds, max_body=options.max_body)
     return uvicorn.Server(uvicorn_config(app, host, port, limits))
@@ -96,6 +127,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8321, api_key
     """Run until interrupted; the server file names this one meanwhile (loopback only: a remote
     bind needs the key, which the file does not hold)."""
     check_bind(host, port, api_key)
+    check_no_other_server(settings)
     server = build(settings, host, port, api_key, options, preload, context_factory)
     marker = server_file(settings)
     if is_loopback(host) and not api_key:

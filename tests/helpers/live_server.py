@@ -25,6 +25,7 @@ def live_server(context_factory, data_dir, api_key: str | None = None, searcher=
     settings = Settings(data_dir=data_dir)
     port = free_port()
     extra = {"searcher": searcher} if searcher is not None else {}
+    options = {"request_log": False, **options}  # a line per request only where a test reads them
     server = build(settings, "127.0.0.1", port, api_key, ServeOptions(**options), preload=False,
                    context_factory=context_factory, **extra)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -1,0 +1,46 @@
+"""The grounding label in words, for front ends whose clients show text alone (an OpenAI chat
+client, an MCP tool's text): what each label means, and what follows an answer's text, its
+sources under a heading that says what they are worth (or, without sources, one line saying
+it and the closest passages), so that a person who never sees the structured fields still reads
+"not in your documents"."""
+from __future__ import annotations
+
+import re
+
+from ..events.core import Answer
+
+MEANINGS = {"supported": "the cited passages support the answer",
+            "pieced together": "the cited pages were found, but none states this answer: a pick or a chain's last step",
+            "not in your documents": "the documents do not support this answer: do not present it as theirs",
+            "from memory": "the reader's own knowledge, not the documents"}
+UNCHECKED = "this strategy does not check its answers"
+SOURCES_HEADINGS = {"supported": "Sources (supported: the answer is stated in them):",
+                    "pieced together": "Sources (pieced together: the pages were found, none states the answer):",
+                    "not in your documents": "Sources (not in your documents: they do not support the answer):",
+                    "from memory": "Sources (from memory: the answer is the reader's own, not theirs):"}
+UNSOURCED_LINES = {"not in your documents": "Not in your documents: nothing found supports this answer.",
+                   "from memory": "From memory: the reader's own knowledge, not your documents."}
+CLOSEST_HEADING = "Closest passages (none of them supports the answer):"
+# Where an earlier answer's trailer starts, when a client sends that answer back as history.
+_TRAILER = re.compile(r"\n\n(?:Sources\b|Not in your documents:|From memory:|Closest passages \()")
+
+
+def meaning(grounding: str) -> str:
+    return MEANINGS.get(grounding, UNCHECKED)
+
+
+def sources_trailer(answer: Answer) -> str:
+    """What follows the answer's text ("" when nothing does): `[n] place` lines under a heading
+    that carries the label, or the label's own line and the closest passages."""
+    if answer.citations:
+        heading = SOURCES_HEADINGS.get(answer.grounding, "Sources:")
+        return f"\n\n{heading}" + "".join(f"\n[{n}] {p.citation_label()}" for n, p in enumerate(answer.citations, 1))
+    out = f"\n\n{UNSOURCED_LINES[answer.grounding]}" if answer.grounding in UNSOURCED_LINES else ""
+    if answer.closest:
+        out += f"\n\n{CLOSEST_HEADING}" + "".join(f"\n- {p.citation_label()}" for p in answer.closest)
+    return out
+
+
+def without_trailer(text: str) -> str:
+    """An answer as shown, without what sources_trailer added."""
+    return _TRAILER.split(text, maxsplit=1)[0]
