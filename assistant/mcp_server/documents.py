@@ -1,23 +1,21 @@
-"""What the MCP tools do, apart from the protocol: each a plain function of the settings over the
-services, returning JSON-ready dicts. The reader loads on the first ask and stays loaded (the
-registry keeps one per process); a search never loads it."""
+"""What the MCP tools and resources do, apart from the protocol: each a plain function of the
+settings over the services, returning JSON-ready dicts (an ask: its Answer, for results.py). The
+reader loads on the first ask and stays loaded (the registry keeps one per process); a search
+never loads it."""
 from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from typing import Callable
 
 from models.config import Settings
 
 from .. import service
 from ..services import collections as collection_service
+from ..services import files as file_service
 from ..services import search as search_service
-from ..events.core import Answer, Passage
+from ..events.core import Answer, Event
 from ..strategies import DEFAULT_STRATEGY, make_strategy
-
-LABELS = {"supported": "the cited passages support the answer",
-          "pieced together": "the cited pages were found, but none states this answer: a pick or a chain's last step",
-          "not in your documents": "the documents do not support this answer: do not present it as theirs",
-          "from memory": "the reader's own knowledge, not the documents"}
 
 
 class Documents:
@@ -40,15 +38,22 @@ class Documents:
             hits = search_service.search(self._within(collection), query, k)
         return {"query": query, "passages": [_hit_row(h) for h in hits]}
 
-    def ask(self, question: str, collection: str | None = None, strategy: str = DEFAULT_STRATEGY) -> dict:
+    def ask(self, question: str, collection: str | None = None, strategy: str = DEFAULT_STRATEGY,
+            on_event: Callable[[Event], None] | None = None,
+            should_stop: Callable[[], bool] | None = None) -> Answer | None:
+        """The question's Answer (None if none came); on_event(event) hears each step on the way,
+        should_stop() ends the question at the reader's next token (models.errors.Interrupted)."""
         chosen = make_strategy(strategy or DEFAULT_STRATEGY)  # a bad spec: one line, before any load
         settings = self._within(collection)
         with self._asking:
             answer = None
-            for event in service.ask(question, chosen, settings, context_factory=self.context_factory):
+            for event in service.ask(question, chosen, settings, should_stop=should_stop,
+                                     context_factory=self.context_factory):
+                if on_event is not None:
+                    on_event(event)
                 if isinstance(event, Answer):
                     answer = event
-        return _answer_row(answer)
+        return answer
 
     def sources(self) -> dict:
         status = service.status(self.settings)
@@ -56,6 +61,15 @@ class Documents:
                 "sources": [{"name": s.name, "kind": s.kind, "documents": s.documents, "passages": s.passages,
                              "collections": list(s.recorded.get("collections") or ["default"]),
                              "incomplete": s.incomplete} for s in status.sources]}
+
+    def files(self) -> list[dict]:
+        """The indexed files (at most file_service.MAX_FILES) as resources name them."""
+        return [{"doc_id": f.doc_id, "file": f.path, "title": f.title, "source": f.source, "passages": f.passages}
+                for f in file_service.indexed_files(self.settings)]
+
+    def file_text(self, doc_id: str) -> str:
+        found, text = file_service.file_text(self.settings, doc_id)
+        return f"{found.path or found.title}\n\n{text}"
 
     def collections(self) -> dict:
         return {"collections": [{"name": c.name, "sources": c.sources, "documents": c.documents,
@@ -65,20 +79,3 @@ class Documents:
 def _hit_row(hit) -> dict:
     return {"rank": hit.rank, "file": hit.file, "where": hit.where, "page": hit.page, "section": hit.section,
             "title": hit.title, "text": hit.text, "source": hit.source, "score": hit.score}
-
-
-def _passage_row(n: int, p: Passage) -> dict:
-    return {"n": n, "file": p.path, "where": p.citation_label(), "page": p.page, "section": p.section,
-            "title": p.title, "text": p.text, "source": p.source}
-
-
-def _answer_row(answer: Answer | None) -> dict:
-    if answer is None:
-        return {"answer": "", "grounding": "", "meaning": "no answer came", "citations": []}
-    row = {"answer": answer.marked_text or answer.text, "grounding": answer.grounding or "not checked",
-           "meaning": LABELS.get(answer.grounding, "this strategy does not check its answers"),
-           "citations": [_passage_row(n, p) for n, p in enumerate(answer.citations, 1)],
-           "seconds": answer.seconds}
-    if answer.closest:
-        row["closest"] = [_passage_row(n, p) for n, p in enumerate(answer.closest, 1)]
-    return row

@@ -1,8 +1,10 @@
 """The MCP server (the official `mcp` SDK's MCPServer over stdio): four tools over Documents, each
-described so that an agent knows when it helps. A failure is the tool's error, one line. Also
-served over HTTP at /mcp by `assistant serve` (http_routes)."""
-from __future__ import annotations
-
+described so that an agent knows when it helps and marked read-only and closed-world (tool
+annotations). A failure is the tool's error, one line. The ask tool reports its steps as progress
+(progress.py), stops past its time bound, and answers twice: structured and as text with the label
+in words (results.py). Also served over HTTP at /mcp by `assistant serve` (http_routes)."""
+# No `from __future__ import annotations`: the SDK reads the tools' annotations (the Context
+# parameter, the result's schema) as objects, and those are imported inside build().
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -31,8 +33,9 @@ ASK = (
     "cited passages support the answer), 'pieced together' (the pages were found but none states the answer: "
     "a pick between options or the last step of a chain), 'not in your documents' (they do not: do not present the answer as "
     "the documents'; the closest passages are given instead) or 'from memory' (the local model's own "
-    "knowledge). Slow (a local model runs: seconds to minutes). Use it when you want a checked, cited answer; "
-    "use search_documents when you want the passages themselves."
+    "knowledge). Slow (a local model runs: seconds to a minute; its steps come as progress notifications; "
+    "stopped after max_seconds, 50 by default). Use it when you want a checked, cited answer; use "
+    "search_documents when you want the passages themselves."
 )
 SOURCES = ("List what is indexed: each source (a folder, a file, a Wikipedia dump...) with its kind, its "
            "documents and passages, and its collections. Use it to tell the person what can be searched.")
@@ -46,15 +49,27 @@ K = Annotated[int, Field(description="How many passages (1-50).", ge=1, le=50)]
 Collection = Annotated[str | None, Field(description="Search only this collection; omit for all.")]
 Strategy = Annotated[str, Field(description="The answering strategy: default (checked, cited), rag (plain "
                                             "retrieve-and-read, faster), direct (no documents).")]
+DOCUMENT_URI = "assistant://documents/"  # + a document's id: its indexed text, as a resource
+ASK_SECONDS = 50.0  # under the 60 s after which TypeScript-SDK clients (desktop chat apps) give up on a call
+Seconds = Annotated[float, Field(description="Stop the question after this many seconds (raise it if your "
+                                             "client waits longer than 60 s).", ge=5, le=3600)]
 
 
 
 def build(settings: Settings, documents: Documents | None = None):
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import CallToolResult, TextContent, ToolAnnotations
+
+    from .progress import Deadline, run_with_progress
+    from .results import Asked, answer_row, answer_text
 
     docs = documents or Documents(settings)
-    server = MCPServer(name="assistant", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _with_file_resources(MCPServer, docs)(name="assistant", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def reads(title: str) -> ToolAnnotations:  # every tool reads the person's own index, changes nothing
+        return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                               open_world_hint=False)
 
     def checked(fn, *args) -> dict[str, Any]:
         try:
@@ -62,23 +77,60 @@ def build(settings: Settings, documents: Documents | None = None):
         except AssistantError as exc:  # no index, an unknown collection, a model missing: one line
             raise ToolError(str(exc)) from None
 
-    @server.tool(description=SEARCH)
+    @server.tool(description=SEARCH, annotations=reads("Search the documents"))
     def search_documents(query: Query, k: K = 5, collection: Collection = None) -> dict[str, Any]:
         return checked(docs.search, query, k, collection)
 
-    @server.tool(description=ASK)
-    def ask_documents(question: Question, collection: Collection = None, strategy: Strategy = "default") -> dict[str, Any]:
-        return checked(docs.ask, question, collection, strategy)
+    @server.tool(description=ASK, annotations=reads("Ask the documents"))
+    async def ask_documents(question: Question, ctx: Context, collection: Collection = None,
+                            strategy: Strategy = "default",
+                            max_seconds: Seconds = ASK_SECONDS) -> Annotated[CallToolResult, Asked]:
+        def work(on_event, should_stop):
+            return checked(docs.ask, question, collection, strategy, on_event, should_stop)
 
-    @server.tool(description=SOURCES)
+        try:
+            answer = await run_with_progress(ctx.report_progress, work, max_seconds)
+        except Deadline:
+            raise ToolError(f"the question took longer than {max_seconds:g} s and was stopped; ask again with "
+                            "strategy \"rag\" (faster), with a larger max_seconds if your client waits longer, "
+                            "or use search_documents") from None
+        return CallToolResult(content=[TextContent(type="text", text=answer_text(answer))],
+                              structured_content=answer_row(answer))
+
+    @server.resource(DOCUMENT_URI + "{doc_id}", name="document", mime_type="text/plain",
+                     description="An indexed file's text as the index holds it (its passages in reading order).")
+    def read_document(doc_id: str) -> str:
+        return checked(docs.file_text, doc_id)
+
+    @server.tool(description=SOURCES, annotations=reads("List the indexed sources"))
     def list_sources() -> dict[str, Any]:
         return checked(docs.sources)
 
-    @server.tool(description=COLLECTIONS)
+    @server.tool(description=COLLECTIONS, annotations=reads("List the collections"))
     def list_collections() -> dict[str, Any]:
         return checked(docs.collections)
 
     return server
+
+
+def _with_file_resources(base, docs: Documents):
+    """The server class whose resource list is the index's files, read when a client lists them
+    (the index changes while the server runs); none when there is no index yet."""
+    import anyio.to_thread
+    from mcp_types import Resource
+
+    class DocumentsServer(base):
+        async def list_resources(self):
+            try:
+                files = await anyio.to_thread.run_sync(docs.files)
+            except AssistantError:
+                files = []
+            return [*await super().list_resources(),
+                    *(Resource(uri=DOCUMENT_URI + f["doc_id"], name=f["file"] or f["title"], title=f["title"] or None,
+                               description=f"{f['file']} in {f['source']} ({f['passages']} passages)",
+                               mime_type="text/plain") for f in files)]
+
+    return DocumentsServer
 
 
 def run_stdio(settings: Settings) -> None:
