@@ -29,7 +29,10 @@ class Documents:
         self._asking = threading.Lock()
 
     def _within(self, collection: str | None) -> Settings:
-        return replace(self.settings, collection=collection) if collection else self.settings
+        """A collection given ("" too) is checked by the one validator every entry point uses."""
+        if collection is None:
+            return self.settings
+        return replace(self.settings, collection=collection_service.check_name(collection))
 
     def search(self, query: str, k: int = 5, collection: str | None = None) -> dict:
         if self.searcher is not None:

@@ -134,8 +134,10 @@ def _with_file_resources(base, docs: Documents):
 
 
 def run_stdio(settings: Settings) -> None:
-    """Serve MCP on stdin/stdout until the client closes them."""
-    build(settings).run("stdio")
+    """Serve MCP on stdin/stdout until the client closes them; every line answered (stdio_guard)."""
+    from .stdio_guard import serve
+
+    serve(build(settings))
 
 
 def http_routes(documents: Documents) -> tuple[list, object]:

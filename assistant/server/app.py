@@ -95,7 +95,7 @@ def create_app(settings: Settings, api_key: str | None = None, context_factory: 
         return _model_row(model_id)
 
     def asker(question, strategy, thread, history, options=None, collection=None):
-        within = replace(settings, collection=check_collection(collection)) if collection else settings
+        within = replace(settings, collection=check_collection(collection)) if collection is not None else settings
         return lambda should_stop: chat_service.ask(question, strategy, within, thread=thread, history=history,
                                                     should_stop=should_stop, context_factory=context_factory,
                                                     answer_options=options)
