@@ -55,13 +55,19 @@ def cosine_to_query(embedder, query: str, texts: Sequence[str]) -> list[float]:
     return [float(x) for x in (vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])]
 
 
-def fuse(rankings: list[list[str]], k: int, rrf_k: int = RRF_K) -> list[tuple[str, float]]:
-    """Reciprocal-rank fusion of several rankings of ids; best first."""
+def fuse(rankings: list[list[str]], k: int, rrf_k: int = RRF_K,
+         first_on_ties: Sequence[str] = ()) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion of several rankings of ids; best first. Of equal scores, the ids in
+    `first_on_ties` come first (the full-text ranking's: they hold a query word), the others keep
+    their order; unequal scores keep theirs. So a passage holding a word no other passage holds
+    (full-text rank 1: 1/(rrf_k+1) at least) never falls below one found by vector alone that
+    holds no query word (1/(rrf_k+1) at most)."""
     scores: dict[str, float] = {}
     for ranking in rankings:
         for rank, pid in enumerate(ranking):
             scores[pid] = scores.get(pid, 0.0) + 1.0 / (rrf_k + rank + 1)
-    return sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+    preferred = set(first_on_ties)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0] not in preferred))[:k]
 
 
 def fts_query(text: str) -> str:
@@ -145,7 +151,8 @@ class HybridRetriever:
             # 2n candidates (on 10^6 rows reading them cost more than the full-text search)
             by_vector = self.by_vector(vector, n, ["id"], row_ids=True)
             by_text = self.by_text(query, n, ["id"], row_ids=True)
-            fused = fuse([[r["id"] for r in by_vector], [r["id"] for r in by_text]], k)
+            text_ids = [r["id"] for r in by_text]
+            fused = fuse([[r["id"] for r in by_vector], text_ids], k, first_on_ties=text_ids)
             rows = self._rows({r["id"]: r["_rowid"] for r in by_vector + by_text}, [pid for pid, _ in fused])
         return [self._passage(rows[pid], score) for pid, score in fused if pid in rows]
 

@@ -52,8 +52,10 @@ class Hit:
 
 
 def check_query(query: str, k: int) -> str:
+    """The query on one line, cut to MAX_QUERY_CHARS. One without a word (only punctuation or
+    operators: `*`, `"`) is empty: full text finds nothing by it and vectors anything."""
     text = " ".join(str(query or "").split())
-    if not text:
+    if not re.search(r"\w", text):
         raise BadInputError("the search is empty; give some words to look for, e.g. assistant search \"leave days\"")
     if not 1 <= k <= MAX_K:
         raise BadInputError(f"k = {k} is out of range (1-{MAX_K})")
