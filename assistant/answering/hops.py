@@ -21,10 +21,7 @@ from .generate import generate_answer
 from ..context import RunContext
 from ..events.core import Decomposed, Event, Passage, SubAnswer, SubQuestion
 from ..retrieval.rerank import judge_pool
-
-MAX_SUB_QUESTIONS = 3  # each costs a search and a reader call
-SUB_PASSAGES = 3  # passages a sub-question's answer reads
-CARRIED = 2  # of those, how many join the final answer's passages
+from .settings import ANSWERING
 
 
 @dataclass
@@ -80,7 +77,7 @@ def follow_hops(question: str, ctx: RunContext, parent: int | None = None
     No sub-questions (the reader could not split it) gives empty Hops: the caller answers from
     the first hop's passages as before."""
     ctx.check_budget()
-    sub_questions = ctx.judge.decompose(question)[:MAX_SUB_QUESTIONS]
+    sub_questions = ctx.judge.decompose(question)[:ANSWERING.max_sub_questions]
     yield Decomposed(step=ctx.step(), parent=parent, depth=1, question=question,
                      sub_questions=sub_questions, judge=ctx.judge.name)
     hops = Hops()
@@ -94,12 +91,12 @@ def follow_hops(question: str, ctx: RunContext, parent: int | None = None
         hops.searches.append(list(pool))
         if ctx.relevance is not None and pool:
             pool = (yield from judge_pool(ctx, query, pool, parent=node, depth=1)).kept
-        read = pool[:SUB_PASSAGES]
+        read = pool[:ANSWERING.sub_passages]
         earlier = list(hops.pairs)
         result = yield from generate_answer(ctx, lambda ps: prompts.from_passages(sub, ps, facts=earlier), sub,
                                             "sub-question", citations=read, parent=node, depth=1, stream=False)
         yield SubAnswer(step=ctx.step(), parent=node, depth=1, question=sub, answer=result.text,
                         resolved_by=result.resolved_by)
         hops.pairs.append((sub, result.text))
-        hops.passages = add_new(hops.passages, result.citations, CARRIED)
+        hops.passages = add_new(hops.passages, result.citations, ANSWERING.carried)
     return hops

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .settings import ANSWERING
+
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
 # "... and roughly how much slower does it run?": a word before the second's question word
 _HEDGE = r"(?:roughly|about|approximately|exactly|also|then)"
@@ -80,7 +82,8 @@ def parts_of(question: str) -> list[Part]:
         if _PRONOUN.search(labels[1]):
             subject = m["setting"] or _subject(first)
             alone = _PRONOUN.sub(lambda p: subject + ("'s" if p[0].lower() == "its" else ""), labels[1])
-        elif not _asks_whole(second) and len(_own_words(second)) <= 3 and (context := _context(first, second)):
+        elif (not _asks_whole(second) and len(_own_words(second)) <= ANSWERING.bare_part_words
+              and (context := _context(first, second))):
             # "... and what's the bug address?" names nothing of its own: asked of what the first names
             # (and "what does gzip.open use?" asks nothing of its own: what the first asks)
             alone = f"{labels[1]} ({context})"
@@ -106,7 +109,8 @@ def _subject(question: str) -> str:
     if (m := _LAST_OBJECT.match(question)):
         return m[1]
     words = question.split()
-    if len(words) > 3 and words[1].lower() in _AUXILIARIES:  # "What does grep do": its verb comes last
+    # "What does grep do": its verb comes last
+    if len(words) > ANSWERING.verb_last_above_words and words[1].lower() in _AUXILIARIES:
         words = words[:-1]
     return " ".join(words[2:]) or question
 
@@ -151,7 +155,7 @@ def _capital(text: str) -> str:
 
 
 def _short(subject: str) -> bool:
-    return 0 < len(subject.split()) <= 5
+    return 0 < len(subject.split()) <= ANSWERING.short_subject_words
 
 
 def combined(labelled: list[tuple[Part, str]]) -> str:

@@ -13,10 +13,9 @@ from typing import Callable, Sequence
 from models.errors import AssistantError
 
 from ..events.core import Passage
+from .settings import ANSWERING
 
 PromptBuilder = Callable[[Sequence[Passage]], list]
-MIN_PASSAGE_CHARS = 300  # shorter than this, a passage rarely still holds its fact: drop one instead
-SAFETY_TOKENS = 8  # chat templates may add a token or two at generation time
 
 
 @dataclass
@@ -42,7 +41,7 @@ def fit_passages(reader, build: PromptBuilder, passages: Sequence[Passage], answ
     messages = build(passages)
     if not n_ctx or count is None:  # a reader that cannot count (test fakes): nothing to fit
         return Fit(messages, passages)
-    budget = n_ctx - min(answer_tokens, n_ctx // 4) - SAFETY_TOKENS
+    budget = n_ctx - min(answer_tokens, n_ctx // ANSWERING.answer_room_divisor) - ANSWERING.safety_tokens
 
     def fits(candidate: list[Passage]) -> bool:
         return len(count(build(candidate))) <= budget
@@ -51,7 +50,7 @@ def fit_passages(reader, build: PromptBuilder, passages: Sequence[Passage], answ
         return Fit(messages, passages)
     longest = max((len(p.text) for p in passages), default=0)
     for n in range(len(passages), 0, -1):
-        floor = MIN_PASSAGE_CHARS if n > 1 else 1
+        floor = ANSWERING.min_passage_chars if n > 1 else 1
         chars = _largest_cap(lambda c: fits(_cut(passages[:n], c)), floor, longest)
         if chars is not None:
             kept = _cut(passages[:n], chars)

@@ -7,8 +7,8 @@ from models.judges.prompted import ANSWER_STYLE, closed_book_messages
 
 from ..events.core import Passage
 from .quoting import document_text
+from .settings import ANSWERING
 
-MAX_QUOTED_CHARS = 200  # a title or heading; longer is body text posing as one
 
 PASSAGES_SYSTEM = (
     "You are a question-answering assistant. Documents are given between <documents> tags: they are "
@@ -34,7 +34,7 @@ def _clean(text: str) -> str:
 
 def _quoted(text: str) -> str:
     """A title or heading as one quoted, bounded value on its line."""
-    return '"' + " ".join(_clean(text).replace('"', "'").split())[:MAX_QUOTED_CHARS] + '"'
+    return '"' + " ".join(_clean(text).replace('"', "'").split())[:ANSWERING.max_quoted_chars] + '"'
 
 
 def format_passages(passages: Sequence[Passage]) -> str:

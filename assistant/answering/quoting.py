@@ -7,6 +7,8 @@ import re
 
 from models.reader.special_tokens import escape_special
 
+from .settings import ANSWERING
+
 # Our prompt's delimiters in any spelling a document may try: </documents>, < / DOCUMENTS >, ...
 _DELIMITER = re.compile(r"<\s*/?\s*(?:documents?|facts|drafts|passages?|question)\s*>", re.IGNORECASE)
 # A line that opens a sources block: "Sources:", "**Sources:**", "## References:", "Source: [1] ..."
@@ -16,7 +18,6 @@ _SOURCES_LINE = re.compile(r"^[ \t>#*_-]*(?:sources?|references|citations)[ \t*_
 _SOURCES_LIST = re.compile(r"(?:^[ \t>#*_-]*|[ \t(*_]*\b)(?:sources?|references|citations)[ \t*_]*:[ \t*_]*"
                            r"(?:\n[ \t]*)?(?:\[\d|\d+[.)]\s|[-*\u2022]\s)", re.IGNORECASE | re.MULTILINE)
 QUOTED_SOURCES = "(the document lists) sources:"
-MAX_LABEL_CHARS = 80
 
 
 def document_text(text: str) -> str:
@@ -39,7 +40,7 @@ def answer_text(text: str) -> str:
     return kept if kept.strip() else ("unknown" if cut < len(text) else text)
 
 
-def shown_label(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+def shown_label(text: str, limit: int = ANSWERING.max_label_chars) -> str:
     """A title, heading or file name as the user's sources list shows it: one line, control
     characters escaped, at most `limit` characters. A title that reads like an order ("Ignore
     the question and ...") is then visibly a bounded value, not a line of the product's."""

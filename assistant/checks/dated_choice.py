@@ -19,6 +19,7 @@ from ..answering.generate import StrategyRun
 from ..answering.origin import turned
 from .base import AnswerCheck
 from .choice_options import LEADING_ARTICLE, options_of, picked
+from .settings import DATED_CHOICE
 from ..context import Result, RunContext
 from ..events.details import DatedChoice
 from ..events.core import Passage
@@ -47,7 +48,6 @@ EVENT_VERBS = ("born", "died", "released", "came out", "come out", "formed", "fo
                "occurred", "took place", "take place", "happened", "decided", "launched", "built", "written", "aired",
                "premiered", "debuted", "came to market", "invented", "discovered", "signed", "issued", "introduced",
                "organized", "organised", "incorporated", "constructed", "completed", "elected")
-EARLY_CHARS = 250  # where a page gives the date of its subject: its opening
 # a date of something else the options lead to ("Which film has the director who was born first?"):
 # not on the options' own pages
 _RELATED = re.compile(r"\b(?:whose|has the|had the|have the|of the (?:director|producer|composer|author|writer|"
@@ -127,7 +127,7 @@ def page_date(pages: Sequence[Passage], frame: DateFrame) -> Dated | None:
         after = _after_verb(page.text, verb) if verb else None
         if after:
             return after
-    openings = [p.text[:EARLY_CHARS] for p in pages if _opens_page(p)]
+    openings = [p.text[:DATED_CHOICE.opening_chars] for p in pages if _opens_page(p)]
     if frame.event == "death":
         for opening in openings:
             brackets = re.search(r"\(([^()]*)\)", opening)
@@ -148,14 +148,15 @@ def page_date(pages: Sequence[Passage], frame: DateFrame) -> Dated | None:
 def _opens_page(passage: Passage) -> bool:
     """Whether a passage is its page's opening: a word of its title among its first words."""
     title = set(stemmed_words(DISAMBIGUATION.sub("", passage.title or "")))
-    return bool(title & set(stemmed_words(passage.text[:80])))
+    return bool(title & set(stemmed_words(passage.text[:DATED_CHOICE.title_in_chars])))
 
 
 def _after_verb(text: str, verb: str) -> Dated | None:
     """The first date within a few words after the verb's stem on the page ("formed in 2008")."""
-    stem = verb.split()[0][:5] if len(verb) > 5 else verb.split()[0]
+    letters = DATED_CHOICE.verb_stem_letters
+    stem = verb.split()[0][:letters] if len(verb) > letters else verb.split()[0]
     for m in re.finditer(rf"\b{re.escape(stem)}\w*\b", text, re.I):
-        found = dates_in(text[m.end():m.end() + 40])
+        found = dates_in(text[m.end():m.end() + DATED_CHOICE.after_verb_chars])
         if found:
             return found[0]
     return None

@@ -17,6 +17,7 @@ from typing import Sequence
 from ..answering.generate import StrategyRun
 from ..answering.origin import turned
 from .base import AnswerCheck
+from .settings import NATIONALITY
 from ..context import Result, RunContext
 from ..events.details import NationalityCheck
 from ..events.core import Passage
@@ -64,7 +65,6 @@ _SAME = re.compile(r"\bsame (?:nationality|country|citizenship)\b", re.I)
 # country?"): not on the two pages
 _RELATED = re.compile(r"\b(?:whose|directors?|producers?|composers?|authors?|writers?|founders?) (?:of|from)\b"
                       r"|\bhave the (?:directors?|producers?|composers?|authors?|writers?|founders?)\b", re.I)
-OPENING_CHARS = 250  # where a page states its subject's nationality
 
 
 @dataclass(frozen=True)
@@ -93,14 +93,14 @@ def asked_of(question: str) -> str | None:
     # question's last words, after a "both" or a "from"
     if not re.search(r"\b(?:both|from)\b", question, re.I):
         return None
-    found = nations_in(" ".join(question.split("?")[0].split()[-4:]))
+    found = nations_in(" ".join(question.split("?")[0].split()[-NATIONALITY.question_tail_words:]))
     return found[0] if len(found) == 1 else None
 
 
 def page_nations(page: Passage) -> frozenset[str]:
     """The nationality a page's opening gives its subject: the first one it names, with any other
     joined to it by a hyphen ("Finnish-Swedish")."""
-    opening = re.sub(r"\([^()]*\)", " ", page.text[:OPENING_CHARS])  # "(born 1930, Glasgow)": a birthplace
+    opening = re.sub(r"\([^()]*\)", " ", page.text[:NATIONALITY.opening_chars])  # "(born 1930, Glasgow)": a birthplace
     opening = re.sub(r"\w+-language\b", " ", opening)  # "an English-language Canadian film": a language
     opening = _BORN.sub(" ", opening)
     first = _WORD.search(opening)

@@ -23,6 +23,7 @@ from ..events.core import Note
 from ..answering.origin import turned
 from ..answering.prompt_fit import fit_passages
 from .base import AnswerCheck
+from .settings import YES_NO
 
 _BARE = re.compile(r"^\s*(yes|no)\s*[.!]?\s*$", re.I)
 YES_FORMS, NO_FORMS = ("Yes", "yes"), ("No", "no")
@@ -76,7 +77,8 @@ def weigh_yes_no(question: str, answer: Result, ctx: RunContext, lean: float,
     outcome = f"Kept “{said}”" if decided == said else f"“{said}” became “{decided}”"
     summary = (f"{outcome}: the reader's log-odds of yes over no, {odds:.2f}, are "
                f"{'above' if odds > lean else 'not above'} its lean to yes ({lean:g})")
-    yield YesNoCheck(step=ctx.step(), parent=parent, summary=summary, answer=said, log_odds=round(odds, 3),
+    yield YesNoCheck(step=ctx.step(), parent=parent, summary=summary, answer=said,
+                     log_odds=round(odds, YES_NO.log_odds_digits),
                      lean=lean, decided=decided)
     if decided == said:
         return answer

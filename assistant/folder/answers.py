@@ -30,16 +30,17 @@ from ..context import RunContext
 from ..events.core import Note, Passage
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, text_for_matching
-from ..retrieval.index_files import MAX_LISTED, MAX_MATCHES, IndexedFile, IndexFiles, file_names, listing
+from ..retrieval.index_files import IndexedFile, IndexFiles, file_names, listing
+from ..retrieval.settings import INDEX_FILES
 from .asks import COUNT, COUNT_FILES, FILE_KINDS, LIST_FILES, SUMMARY, WHICH, FolderAsk, folder_question
 from .result import SUPPORTED, FolderResult
+from .settings import FOLDER_SETTINGS
 from .summary import summarise
 from ..answering.generate import StrategyRun
 from ..answering.origin import FOLDER
 
 __all__ = ["FOLDER", "FolderAsk", "FolderResult", "answer_folder_question", "folder_question"]
 
-NAMED_IN_TRACE = 3
 _YES_NO = re.compile(r"^(?:do|does|did|is|are)\b", re.I)
 
 
@@ -111,17 +112,19 @@ def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile],
     order = sorted(by_file, key=lambda key: (not _holds(best[key], phrase), -len(by_file[key]), key[1]))
     names = file_names([best[key] for key in order] + list(documents))
     found = [names[key] for key in order]
-    cited = [best[key] for key in order[:MAX_LISTED]]
+    cited = [best[key] for key in order[:INDEX_FILES.max_listed]]
     total = len(documents)
-    shown = ", ".join(found[:NAMED_IN_TRACE]) + (", …" if len(found) > NAMED_IN_TRACE else "")
+    named = FOLDER_SETTINGS.named_in_trace
+    shown = ", ".join(found[:named]) + (", …" if len(found) > named else "")
     yield FolderQuestion(step=ctx.step(), parent=parent, asked=ask.kind, topic=ask.topic, files=found,
                          total=total, passages=len(hits),
                          summary=f"Searched all {total} of your {plural}{_scope(ask)} for “{ask.topic}”: "
                                  + (f"{len(found)} mention{'s' * (len(found) == 1)} it ({shown})" if found
                                     else "none mentions it"))
-    if len(hits) >= MAX_MATCHES:
-        yield Note(step=ctx.step(), parent=parent, message=f"“{ask.topic}” is in more than {MAX_MATCHES:,} passages; "
-                                                           f"the files of the first {MAX_MATCHES:,} are counted")
+    cap = INDEX_FILES.max_matches
+    if len(hits) >= cap:
+        yield Note(step=ctx.step(), parent=parent, message=f"“{ask.topic}” is in more than {cap:,} passages; "
+                                                           f"the files of the first {cap:,} are counted")
     text, marked = (_mention_text(ask, found, total, plural, marks) for marks in (False, True))
     return FolderResult(text=text, citations=cited, resolved_by=FOLDER,
                         attribution=Attribution(cited=cited, marked_text=marked, grounding=SUPPORTED if cited else ""))
@@ -164,7 +167,7 @@ def _kind_text(ask: FolderAsk, found: list[str], total: int, one: str, many: str
         return f"{head}{_breakdown(documents)}."
     if not found:
         return f"None of your {total} files{scope} is a {one}."
-    if ask.kind == COUNT_FILES and len(found) > MAX_LISTED:
+    if ask.kind == COUNT_FILES and len(found) > INDEX_FILES.max_listed:
         return f"{len(found)} of your {total} files{scope} are {many}."
     what = f"is a {one}" if len(found) == 1 else f"are {many}"
     return f"{len(found)} of your {total} files{scope} {what}: {listing(found)}."

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .settings import FOLDER_SETTINGS
+
 WHICH, COUNT, COUNT_FILES, LIST_FILES, SUMMARY = "which", "count", "count-files", "list-files", "summary"
 
 # a kind of file as people name it -> (its name in answers, its plural, the suffixes it covers)
@@ -94,7 +96,6 @@ _FILE_LIKE = re.compile(rf"^(?:the\s+|my\s+|this\s+)?(?:file|document|pdf)\b|\b(
 _TOPIC_LEAD = re.compile(r"^(?:the\s+(?:word|words|term|phrase|name)|the\s+string|anything\s+(?:about|on))\s+", re.I)
 _TOPIC_TAIL = re.compile(r"\s+(?:at\s+all|anywhere|in\s+(?:them|it)|in\s+(?:my|the)\s+(?:folder|index|files|documents))$", re.I)
 _QUOTES = "\"'“”‘’«»`"
-MAX_TOPIC_WORDS = 12
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def _kind_of(noun: str) -> str:
 
 def _topic(text: str) -> str:
     text = _TOPIC_TAIL.sub("", _TOPIC_LEAD.sub("", text.strip())).strip().strip(_QUOTES).strip()
-    return text if text and len(text.split()) <= MAX_TOPIC_WORDS else ""
+    return text if text and len(text.split()) <= FOLDER_SETTINGS.max_topic_words else ""
 
 
 def _plain(question: str) -> str:
@@ -142,7 +143,8 @@ def folder_question(question: str) -> FolderAsk | None:
     a short request ("... about? A few lines please.") is judged by its first sentence."""
     text = _plain(question)
     first = re.split(r"(?<=[?!.])\s+", text, maxsplit=1)
-    candidates = ([_plain(first[0])] if len(first) == 2 and len(first[1].split()) <= 6 else []) + [text]
+    short_request = len(first) == 2 and len(first[1].split()) <= FOLDER_SETTINGS.short_request_words
+    candidates = ([_plain(first[0])] if short_request else []) + [text]
     for candidate in candidates:
         ask = _recognised(candidate, question)
         if ask is not None:
@@ -182,4 +184,5 @@ def _summary(text: str, question: str) -> FolderAsk | None:
                 and not re.match(r"^what(?:\s+i|')s\s+in\s", text, re.I):
             return None  # "what is the file system of X" is not a summary
     target = target.strip().strip(_QUOTES).strip()
-    return FolderAsk(SUMMARY, question, target) if target and len(target.split()) <= MAX_TOPIC_WORDS else None
+    named = target and len(target.split()) <= FOLDER_SETTINGS.max_topic_words
+    return FolderAsk(SUMMARY, question, target) if named else None

@@ -13,13 +13,12 @@ import re
 from index_builder.extract.text import plain_hyphens
 
 from .citations import STOPWORDS
+from .settings import REREAD
 from .written_forms import number_value
 
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+|[\w.@/+=:-]+")  # "6,000" is one number
 # what a reader writes when the lines do not answer
 _NONE = re.compile(r"^(?:none|unknown|n/?a|not (?:stated|given|mentioned|specified)|the text does not)\b")
-# an option and its other name this close are one option written twice ("-b, --binary")
-ALIAS_GAP = 12
 
 
 def _words(text: str) -> set[str]:
@@ -35,8 +34,9 @@ def _plain(text: str) -> str:
     return plain_hyphens(text).strip().strip("\"'`").rstrip(".").strip().lower()
 
 
-def written_as_one(passage: str, a: str, b: str, gap: int = ALIAS_GAP) -> bool:
-    """a and b written next to each other in the passage: an option's two names."""
+def written_as_one(passage: str, a: str, b: str, gap: int = REREAD.alias_gap) -> bool:
+    """a and b written next to each other in the passage (at most `gap` characters apart): an
+    option's two names ("-b, --binary")."""
     text = _plain(passage)
     starts_a = [m.span() for m in re.finditer(re.escape(a), text)]
     starts_b = [m.span() for m in re.finditer(re.escape(b), text)]

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from ..context import Result
 from ..events.core import Passage
+from .settings import MATCHING
 
 # words that carry no evidence: a passage holding "the" or "is" supports nothing
 STOPWORDS = frozenset("""
@@ -27,7 +28,6 @@ our their not no yes so if also very just only s t can could will would shall sh
 """.split())
 NO_ANSWER = re.compile(r"^(unknown|i (do not|don't) know|no answer|not (stated|mentioned|given)|none)\b")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-MIN_SHARE = 0.5  # a sentence is supported when the chosen passages hold at least half its key tokens
 
 
 # letters Unicode does not split into a base letter and an accent: "Øresund" is "Oresund" too
@@ -47,7 +47,8 @@ def text_for_matching(text: str) -> str:
 
 def stem(word: str) -> str:
     """A plural or third-person "s" off, so "leads" in the question covers "lead" in the answer."""
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    long_enough = len(word) > MATCHING.stem_above_letters
+    return word[:-1] if long_enough and word.endswith("s") and not word.endswith("ss") else word
 
 
 def key_tokens(sentence: str, question: str = "") -> list[str]:
@@ -87,7 +88,7 @@ def supporting_passages(sentence: str, question: str, texts: Sequence[str], toke
     containing = [i for i, text in enumerate(texts) if f" {whole} " in f" {text} "]
     if containing:
         return containing[:1]  # the same words twice (a passage indexed twice) need one source
-    needed = max(1, -(-len(keys) // 3))  # each chosen passage must add a third of the key tokens
+    needed = max(1, -(-len(keys) // MATCHING.key_parts))  # each chosen passage adds a share of the key tokens
     uncovered, chosen = set(keys), []
     while uncovered:
         gains = [len(uncovered & tokens) for tokens in token_sets]
@@ -97,7 +98,7 @@ def supporting_passages(sentence: str, question: str, texts: Sequence[str], toke
         chosen.append(best)
         uncovered -= token_sets[best]
     covered = len(keys) - len(uncovered)
-    return chosen if chosen and covered / len(keys) >= MIN_SHARE else []
+    return chosen if chosen and covered / len(keys) >= MATCHING.min_share else []
 
 
 def sentences(text: str) -> list[str]:

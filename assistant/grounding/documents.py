@@ -24,12 +24,8 @@ from .documents_check import States, asked_and_claimed
 from .written_forms import number_value, number_written
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
                         supporting_passages, text_for_matching)
+from .settings import DOCUMENTS
 from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
-
-# the cited passages (with their files' paths and titles) hold at least this share of the
-# question's content words: a passage that happens to hold the answer's words but is about
-# another program or topic does not support it
-ABOUT_THE_QUESTION = 0.5
 
 
 # an address, a version, a number, a path: one token that must stand in a passage as written
@@ -95,7 +91,8 @@ def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: i
     holds (".venv" for "What folder name does the venv tutorial suggest?") is looked for as written."""
     sentence = plain_hyphens(sentence)  # as `raw` is: "-i" is the "−i" of a groff PDF
     written = atoms(sentence)
-    as_written = not written and not key_tokens(sentence, question) and len(sentence.split()) <= 3
+    as_written = (not written and not key_tokens(sentence, question)
+                  and len(sentence.split()) <= DOCUMENTS.as_written_words)
     if as_written:
         written = [sentence.strip().rstrip(".").lower()]
     if written:
@@ -144,7 +141,7 @@ def about_the_question(question: str, cited: Sequence[Passage], cited_token_sets
     held = set().union(*cited_token_sets) if cited_token_sets else set()
     if subject and not subject & held:
         return False
-    return len(asked & held) / len(asked) >= ABOUT_THE_QUESTION
+    return len(asked & held) / len(asked) >= DOCUMENTS.about_the_question
 
 
 def _part_of(sentence: str) -> str:

@@ -27,14 +27,10 @@ from index_builder.extract.text import plain_hyphens
 from ..events.core import Passage
 from .agreement import same_answer
 from .citations import STOPWORDS, Attribution, stem, text_for_matching
+from .settings import REREAD
 from .written_forms import number_value, number_written
 
-# words each side of the answer: a manual's option line and its neighbours, a sentence or two
-WINDOW_WORDS = 45
-# a claim of more words than this is a sentence (a summary), not a fact to find on one line
-SHORT_CLAIM = 8
-# passages read again per claim at most: the cited ones, best first
-MAX_PASSAGES = 2
+# how many words around the answer are read, which claims and how many passages: settings.RereadSettings
 
 # the two prompts share their opening (the lines, the question): the second is read from the cache
 _LINES = "From the file {path}:\n\"{lines}\"\n\nQuestion: {asked}\n"
@@ -61,7 +57,7 @@ def _words(text: str) -> set[str]:
     return {stem(w) for w in text_for_matching(text).split()} - STOPWORDS
 
 
-def lines_around(text: str, claim: str, asked: str, width: int = WINDOW_WORDS) -> str:
+def lines_around(text: str, claim: str, asked: str, width: int = REREAD.window_words) -> str:
     """The passage's words around where it writes the claim (of several places, the one whose
     neighbourhood holds most of the question's words); its opening when it never does."""
     text, claim = plain_hyphens(text), plain_hyphens(claim)  # "-i" is the "−i" of a groff PDF
@@ -96,7 +92,7 @@ def reads_as(reader, asked: str, claim: str, passage: Passage) -> str:
     """What the reader answers from the same lines, not shown the claim."""
     prompt = READ_PROMPT.format(path=passage.path or passage.title, lines=lines_around(passage.text, claim, asked),
                                 asked=asked)
-    return reader.generate([{"role": "user", "content": prompt}], max_tokens=24, stop=["\n"]).text
+    return reader.generate([{"role": "user", "content": prompt}], max_tokens=REREAD.read_tokens, stop=["\n"]).text
 
 
 def reader_threshold(reader) -> float | None:
@@ -123,7 +119,7 @@ Claim = tuple[str, str, tuple[str, ...]]  # (asked, claimed, the ids of the pass
 
 
 def needs_reading(claim: str, passages: Sequence[Passage]) -> bool:
-    return len(claim.split()) <= SHORT_CLAIM and bool(passages)
+    return len(claim.split()) <= REREAD.short_claim and bool(passages)
 
 
 def planned_claims(ground: Callable[[States], Attribution]) -> tuple[Attribution, list[tuple[str, str, list[Passage]]]]:
@@ -156,7 +152,7 @@ class ReaderCheck:
         if key in self._decided:
             return self._decided[key]
         best = None
-        for passage in list(passages)[:MAX_PASSAGES]:
+        for passage in list(passages)[:REREAD.max_passages]:
             if self.before_call:
                 self.before_call()
             p = says_yes(self.reader, asked, claim, passage)
@@ -167,7 +163,8 @@ class ReaderCheck:
                 read = reads_as(self.reader, asked, claim, passage)
                 confirmed = same_answer(claim, read, passage.text)
             if best is None or (confirmed, p) > (best.confirmed, best.p_yes):
-                best = Verdict(asked, claim, passage.path or passage.title, round(p, 3), confirmed, read)
+                best = Verdict(asked, claim, passage.path or passage.title, round(p, REREAD.p_yes_digits),
+                               confirmed, read)
             if best.confirmed:
                 break
         self._decided[key] = best
@@ -193,6 +190,6 @@ def reread_line(v: Verdict) -> str:
     return f"Read {v.path} again: it writes “{v.claim}”, but not as the answer to this question"
 
 
-def _short(text: str, words: int = 12) -> str:
+def _short(text: str, words: int = REREAD.shown_words) -> str:
     said = text.split()
     return " ".join(said[:words]) + ("…" if len(said) > words else "")

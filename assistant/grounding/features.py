@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .citations import STOPWORDS, text_for_matching, stem
+from .settings import MATCHING
 
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -28,7 +29,6 @@ NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60"
 ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 THOUSANDS = re.compile(r"\b(\d{1,3})(?:,(\d{3}))+\b")
 YES_NO = frozenset({"yes", "no"})
-WINDOW = 20  # words either side of a claim word in which the question's words count as "near"
 
 CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", "question_share",
                   "title_question", "near_question", "number_share", "has_numbers", "key_in_title", "yes_no",
@@ -36,6 +36,11 @@ CLAIM_FEATURES = ("contains", "key_share", "key_count", "missing", "run_share", 
 ENCODER_FEATURES = CLAIM_FEATURES + ("encoder", "encoder_gap")  # claim rows with encoder_columns
 HOP_FEATURES = ("question_share", "title_question", "links_support", "adds_question", "claim_key_share",
                 "support_count", "yes_no", "shares_name", "adds_names", "question_gap", "adds_gap", "title_gap")
+# the columns whose gap to the best passage read beside it a row adds, in the order of the gaps
+# (claim: question_gap, near_gap, title_gap; hop: question_gap, adds_gap, title_gap)
+CLAIM_GAPS = tuple(CLAIM_FEATURES.index(name) for name in ("question_share", "near_question", "title_question"))
+HOP_GAPS = tuple(HOP_FEATURES.index(name) for name in ("question_share", "adds_question", "title_question"))
+QUESTION_SHARE = CLAIM_FEATURES.index("question_share")
 
 
 def numbers_normalised(text: str) -> str:
@@ -118,12 +123,13 @@ def name_phrases(text: str) -> frozenset[str]:
 
 
 def word_held_in(word: str, bag: set[str]) -> bool:
-    """A word in a bag, or a long word sharing its first five letters with one ("Portugal" and
-    "Portuguese", a misspelt name): a check of words must not fail on their endings. A number
-    must be there as it is."""
+    """A word in a bag, or a long word sharing its first letters (MATCHING.shared_prefix: five)
+    with one ("Portugal" and "Portuguese", a misspelt name): a check of words must not fail on their
+    endings. A number must be there as it is."""
     if word in bag:
         return True
-    return len(word) >= 5 and word.isalpha() and any(w[:5] == word[:5] for w in bag if len(w) >= 5)
+    n = MATCHING.shared_prefix
+    return len(word) >= n and word.isalpha() and any(w[:n] == word[:n] for w in bag if len(w) >= n)
 
 
 @dataclass
@@ -170,13 +176,13 @@ def _longest_run(keys: list[str], tokens: list[str]) -> int:
 
 
 def _near_question(keys: set[str], asked: set[str], tokens: list[str]) -> float:
-    """The share of the question's words within WINDOW words of the claim's words (best spot)."""
+    """The share of the question's words within MATCHING.near_window words of the claim's words (best spot)."""
     if not keys or not asked:
         return 0.0
-    best = 0
+    best, window = 0, MATCHING.near_window
     for i, w in enumerate(tokens):
         if w in keys:
-            around = set(tokens[max(0, i - WINDOW):i + WINDOW + 1])
+            around = set(tokens[max(0, i - window):i + window + 1])
             best = max(best, len(asked & around))
     return best / len(asked)
 
@@ -207,16 +213,16 @@ def claim_rows(question: Text, claim: Text, passages: Sequence[Text]) -> list[li
     it in question words, nearness and title (the passage about the question's subject stands out),
     and whether a passage about the question names it."""
     rows = [claim_row(question, claim, p) for p in passages]
-    best = [max((r[i] for r in rows), default=0.0) for i in (5, 7, 6)]
-    return [r + [r[5] - best[0], r[7] - best[1], r[6] - best[2], _named_by(i, passages, rows)]
+    best = [max((r[i] for r in rows), default=0.0) for i in CLAIM_GAPS]
+    return [r + [r[column] - top for column, top in zip(CLAIM_GAPS, best)] + [_named_by(i, passages, rows)]
             for i, r in enumerate(rows)]
 
 
 def _named_by(i: int, passages: Sequence[Text], rows: list[list[float]]) -> float:
     """The question-word share of the best other passage that names this one's title: the bridge
     of a multi-hop question names the passage holding the answer."""
-    return max((rows[j][5] for j, other in enumerate(passages) if j != i and _title_words_in(other, passages[i])),
-               default=0.0)
+    return max((rows[j][QUESTION_SHARE] for j, other in enumerate(passages)
+                if j != i and _title_words_in(other, passages[i])), default=0.0)
 
 
 def _title_words_in(passage: Text, other: Text) -> bool:
@@ -283,5 +289,5 @@ def hop_rows(question: Text, claim: Text, candidates: Sequence[Text], support: S
     in the question words the support lacks, and in title (the bridge stands out among the pages
     read beside the claim's)."""
     rows = [hop_row(question, claim, c, support, asked) for c in candidates]
-    best = [max((r[i] for r in rows), default=0.0) for i in (0, 3, 1)]
-    return [r + [r[0] - best[0], r[3] - best[1], r[1] - best[2]] for r in rows]
+    best = [max((r[i] for r in rows), default=0.0) for i in HOP_GAPS]
+    return [r + [r[column] - top for column, top in zip(HOP_GAPS, best)] for r in rows]

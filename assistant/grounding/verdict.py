@@ -29,23 +29,12 @@ from .features import (CLAIM_FEATURES, ENCODER_FEATURES, HOP_FEATURES, Text, cla
                                  encoder_columns, encoder_pair, hop_rows, linked, links_any, name_words, writes_title)
 from .rules import (SentenceSupport, compares_its_pages, names_coverage, passages_needed, offers_choice,
                               question_coverage, restates_question, rests_on)
+from .settings import CITING
 
 SUPPORTED, UNSUPPORTED, MEMORY = "supported", "not in your documents", "from memory"
-# at most 2 passages for a claim (a third was more often than not a distractor holding the answer's
-# words: cutting it cited fewer wrong passages and lost no support) and 2 bridges (1 cut the chain
-# question -> bridge -> page stating the answer when the claim trees chose the answer's own page:
-# tests/grounding/test_grounding.py); 3 closest passages shown when nothing supports
-MAX_CLAIM, MAX_HOP, CLOSEST = 2, 2, 3
-# a second bridge, scored given the first, must be surer than the first (hop threshold 0.3): at 0.7
-# the citations stay on gold pages more often than with two bridges side by side, and MuSiQue's
-# three-page chains keep their third page. A page stating the answer that the claim trees doubt
-# (score >= 0.15) counts only with a linked bridge, the two holding 80% of the question's words:
-# more right answers are cited as supported, and no more answers whose support was hidden; a
-# higher share lost those answers, a lower one let more of the others in. The figures:
-# lab/notes/history.md, "Trust: the page stating a short answer".
-SECOND_BRIDGE, STATING_FLOOR, STATING_COVERAGE = 0.7, 0.15, 0.8
+# how many passages a claim and its bridges cite, how sure a second bridge and a page stating the
+# answer must be: settings.CitingSettings (each value with its reason)
 CONTAINS = CLAIM_FEATURES.index("contains")
-ENCODER_THREADS = 2  # it runs beside nothing else at the end of an answer
 NOT_IN_DOCUMENTS = "Not in your documents: the indexed documents do not answer this."
 FROM_MEMORY = "From the reader's memory, not from your documents:"
 MEMORY_AGREES = "From the reader's memory; your documents agree:"
@@ -67,7 +56,7 @@ def shipped_trees():
 def shipped_encoder():
     from models.judges.grounding import load_encoder
 
-    return load_encoder(n_threads=ENCODER_THREADS)
+    return load_encoder(n_threads=CITING.encoder_threads)
 
 
 def encoder_scores(encoder, question: str, claim: str, given: Sequence[Passage]) -> list[float]:
@@ -93,7 +82,7 @@ def support_of(question: str, claim: str, texts: Sequence[Text], trees,
         rows, kind = [r + e for r, e in zip(rows, encoder_columns(encode(claim)))], "claim_encoder"
     scores = trees.score(kind, rows)
     order = sorted(range(len(texts)), key=lambda i: -scores[i])
-    chosen = [i for i in order if scores[i] >= trees.thresholds[kind]][:MAX_CLAIM]
+    chosen = [i for i in order if scores[i] >= trees.thresholds[kind]][:CITING.max_claim]
     asked = name_words(question)
     stating = [] if chosen else _stating_page(order, scores, rows, texts, asked)
     if not chosen and not stating:
@@ -110,15 +99,15 @@ def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, 
     """The passages completing the claim's support: the best candidate above the hop threshold, then
     a second one that joins that bridge to the claim's pages where it is not linked to them (the
     director's other film naming the city, between the question's film and the city), or else the
-    best one scored given the first too (question -> bridge -> bridge -> claim) above SECOND_BRIDGE. A
+    best one scored given the first too (question -> bridge -> bridge -> claim) above CITING.second_bridge. A
     second bridge scored beside the first was most often a sibling of it, another page naming the
     answer's ("End of Watch" beside "Harsh Times" for David Ayer)."""
     rest = [i for i in range(len(texts)) if i not in chosen]
-    if not rest or MAX_HOP < 1:
+    if not rest or CITING.max_hop < 1:
         return []
     scores = trees.score("hop", hop_rows(q, c, [texts[i] for i in rest], [texts[i] for i in chosen], asked))
     ranked = [i for s, i in sorted(zip(scores, rest), key=lambda pair: -pair[0]) if s >= trees.thresholds["hop"]]
-    if not ranked or MAX_HOP < 2:
+    if not ranked or CITING.max_hop < 2:
         return ranked[:1]
     first, others = ranked[0], [i for i in rest if i != ranked[0]]
     if not links_any(texts, first, chosen, asked):  # the missing link between it and the claim's pages
@@ -129,16 +118,16 @@ def _bridges(q: Text, c: Text, texts: Sequence[Text], chosen: list[int], trees, 
     support = [texts[i] for i in (*chosen, first)]
     chained = trees.score("hop", hop_rows(q, c, [texts[i] for i in others], support, asked)) if others else []
     best = max(range(len(others)), key=lambda k: chained[k], default=None)
-    return [first] + ([others[best]] if best is not None and chained[best] >= SECOND_BRIDGE else [])
+    return [first] + ([others[best]] if best is not None and chained[best] >= CITING.second_bridge else [])
 
 
 def _stating_page(order: Sequence[int], scores: Sequence[float], rows, texts: Sequence[Text],
                   asked: Sequence[str]) -> list[int]:
-    """The best passage, above STATING_FLOOR, that holds the claim as written and is linked to
+    """The best passage, above CITING.stating_floor, that holds the claim as written and is linked to
     another passage read (a page naming its title, or a name they share): a candidate for the page
     stating a short answer, kept only if a bridge completes it (`_completes`)."""
     for i in order:
-        if scores[i] < STATING_FLOOR:
+        if scores[i] < CITING.stating_floor:
             break
         if rows[i][CONTAINS] and links_any(texts, i, [j for j in range(len(texts)) if j != i], asked):
             return [i]
@@ -165,9 +154,9 @@ def _option_pages(q: Text, c: Text, texts: Sequence[Text], order: Sequence[int])
 def _completes(question: str, texts: Sequence[Text], stating: int, bridges: Sequence[int],
                asked: Sequence[str]) -> bool:
     """Whether the bridges complete a page that states the answer but holds little of the question:
-    one is linked to it, and together they hold most of the question's words (STATING_COVERAGE)."""
+    one is linked to it, and together they hold most of the question's words (CITING.stating_coverage)."""
     return (links_any(texts, stating, bridges, asked)
-            and question_coverage(question, [texts[i] for i in (stating, *bridges)]) >= STATING_COVERAGE)
+            and question_coverage(question, [texts[i] for i in (stating, *bridges)]) >= CITING.stating_coverage)
 
 
 @dataclass(frozen=True)
@@ -195,7 +184,7 @@ def not_in_documents(answer: str, given: Sequence[Passage], honest: bool) -> Att
     `honest`), no citation, the closest passages (those read come ranked, best first)."""
     guess = "" if NO_ANSWER.match(text_for_matching(answer)) else f" The reader's unsupported guess: {answer}"
     marked = f"{NOT_IN_DOCUMENTS}{guess}" if honest else answer
-    return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=list(given[:CLOSEST]))
+    return Attribution(marked_text=marked, grounding=UNSUPPORTED, closest=list(given[:CITING.closest]))
 
 
 def ground(answer: str, question: str, given: Sequence[Passage], rule: GroundingRule = GroundingRule(),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Generator, Sequence
 
 from .pool_features import STOPWORDS, clean_title, content_words, lowercase_words
+from .settings import POOL
 
 CHAIN_FEATURES = (
     "selector", "selector_rank_inv", "in_pool", "hop",
@@ -22,7 +23,6 @@ CHAIN_FEATURES = (
     "open_question_idf", "question_idf", "title_in_question",
     "hop_search_rank_inv", "hop_search_last_inv", "overlap_with_kept",
 )
-HOP_CAP = 3  # hop feature: 0, 1, 2, 3+ passages kept
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _names(text: str) -> set[str]:
 
 
 def _mentions(joined: str, title: str) -> bool:
-    return len(title) >= 3 and f" {title} " in joined
+    return len(title) >= POOL.min_title_chars and f" {title} " in joined
 
 
 class ChainView:
@@ -115,7 +115,7 @@ class ChainView:
             hop_ranks = [r[c.key] for r in searches.ranks if c.key in r]
             last = searches.ranks[-1].get(c.key) if searches.ranks else None
             rows.append([
-                c.selector, 1.0 / (1 + self.selector_rank[i]), float(c.in_pool), float(min(len(kept), HOP_CAP)),
+                c.selector, 1.0 / (1 + self.selector_rank[i]), float(c.in_pool), float(min(len(kept), POOL.hop_cap)),
                 float(any(_mentions(self.joined[j], self.titles[i]) for j in kept if self.titles[j] != self.titles[i])),
                 float(any(_mentions(self.joined[i], self.titles[j]) for j in kept if self.titles[j] != self.titles[i])),
                 math.log1p(len(self.names[i] & kept_names)),

@@ -16,12 +16,11 @@ from typing import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..events.core import Passage
+from .settings import INDEX_FILES
 
 if TYPE_CHECKING:  # the store's modules load pyarrow and Lance: imported when a file is asked about
     from .retriever import HybridRetriever
 
-MAX_MATCHES = 20_000  # passages read for one topic; more is a word too common to list files by
-MAX_LISTED = 20  # files named in an answer; the rest counted
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class IndexFiles:
         return sorted((IndexedFile(r["doc_id"], r["source"] or "", r["path"] or "", r["title"] or "",
                                    int(r["passages"] or 0)) for r in found), key=lambda f: (f.path, f.source))
 
-    def matches(self, topic: str, limit: int = MAX_MATCHES) -> list[Passage]:
+    def matches(self, topic: str, limit: int = INDEX_FILES.max_matches) -> list[Passage]:
         """Every passage whose text, title or section holds all the topic's words (as the full-text
         index stems them), best scored first; at most `limit`. A topic the full-text index cannot
         search ("here about": stop words only) is looked for as written, case aside."""
@@ -109,13 +108,18 @@ def file_names(documents: Sequence[IndexedFile | Passage]) -> dict[tuple[str, st
     sources_of: dict[str, set[str]] = {}
     for d in documents:
         sources_of.setdefault(d.path, set()).add(d.source)
-    return {(d.source, d.path): (f"{PurePosixPath(d.source.replace(chr(92), '/')).name}/{d.path}"
+    return {(d.source, d.path): (f"{_folder_name(d.source)}/{d.path}"
                                  if len(sources_of[d.path]) > 1 and d.source else d.path) for d in documents}
 
 
+def _folder_name(source: str) -> str:
+    """The last part of a source's path, written with either slash."""
+    return PurePosixPath(source.replace("\\", "/")).name
+
+
 def listing(names: Sequence[str], marks: bool = False) -> str:
-    """"a, b and c" (with [n] after each when `marks`), at most MAX_LISTED named."""
-    shown = [f"{n} [{i}]" if marks else n for i, n in enumerate(names[:MAX_LISTED], 1)]
+    """"a, b and c" (with [n] after each when `marks`), at most INDEX_FILES.max_listed named."""
+    shown = [f"{n} [{i}]" if marks else n for i, n in enumerate(names[:INDEX_FILES.max_listed], 1)]
     rest = len(names) - len(shown)
     if rest:
         return ", ".join(shown) + f" and {rest} more"

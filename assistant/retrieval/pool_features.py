@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from .settings import POOL
+
 _WORD = re.compile(r"\w+")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")  # "Kiss and Tell (1945 film)" -> "Kiss and Tell"
 STOPWORDS = frozenset("""a an the of in on at to for from by with and or but is are was were be been being
@@ -60,7 +62,7 @@ def clean_title(title: str) -> str:
 
 def _mentions(haystack: str, title: str) -> bool:
     """A whole-word occurrence of the (cleaned) title in an already word-joined text."""
-    return len(title) >= 3 and f" {title} " in haystack
+    return len(title) >= POOL.min_title_chars and f" {title} " in haystack
 
 
 def _inverse_ranks(values: Sequence[float]) -> list[float]:
@@ -99,6 +101,7 @@ def pool_features(question: str, pool: Sequence[PoolPassage], first: Sequence[fl
         others = [j for j in top if j != i]
         named_by = [j for j in others if names[j][i]]
         names_out = [j for j in others if names[i][j]]
+        nearest = others[:POOL.top_others]
         rows.append([
             1.0 / (1 + p.search_rank), p.search_score / best_search if p.expansion == 0 else 0.0,
             float(p.expansion > 0),
@@ -108,9 +111,9 @@ def pool_features(question: str, pool: Sequence[PoolPassage], first: Sequence[fl
             len(title_words & q_words) / len(title_words) if title_words else 0.0,
             len(q_words & bags[i]) / len(q_words) if q_words else 0.0,
             sum(idf[w] for w in q_words & bags[i]) / idf_total,
-            float(bool(others) and others[0] in named_by), float(any(j in named_by for j in others[:3])),
+            float(bool(others) and others[0] in named_by), float(any(j in named_by for j in nearest)),
             sum(first_inv[j] for j in named_by),
-            float(bool(others) and others[0] in names_out), float(any(j in names_out for j in others[:3])),
+            float(bool(others) and others[0] in names_out), float(any(j in names_out for j in nearest)),
             sum(first_inv[j] for j in names_out),
             math.log1p(len(bags[i])),
         ])

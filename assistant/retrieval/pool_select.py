@@ -13,6 +13,7 @@ from typing import Sequence
 
 from ..events.core import Passage
 from .pool_features import FEATURES, PoolPassage, pool_features
+from .settings import POOL
 
 
 def expansion_queries(question: str, pool: Sequence[Passage], count: int) -> list[str]:
@@ -56,7 +57,7 @@ def add_searches(pool: Sequence[Passage], found: Sequence[PoolPassage], searches
 
 def search_order(found: Sequence[PoolPassage]) -> list[float]:
     """The search's order as ranking scores: the first pool by rank, then the expansions."""
-    return [-(p.search_rank + 100.0 * p.expansion) for p in found]
+    return [-(p.search_rank + POOL.expansion_offset * p.expansion) for p in found]
 
 
 def selector_scores(selector, question: str, found: Sequence[PoolPassage],

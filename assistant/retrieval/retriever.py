@@ -9,8 +9,7 @@ from index_builder.store import MAX_PARTITIONS, IndexStore
 from index_builder.store_tables import quote
 
 from ..events.core import Passage
-
-RRF_K = 60  # the usual reciprocal-rank-fusion constant
+from .settings import SEARCH
 _COLUMNS = ["id", "title", "source", "path", "page", "section", "text"]
 
 
@@ -26,14 +25,12 @@ class VectorSearch:
 
 # Per index kind (`IndexStore.vector_index_type`). HNSW-SQ (built now): every partition's graph
 # is walked (there are at most MAX_PARTITIONS), since skipping one loses neighbours wherever
-# k-means drew the borders. ef 150 with a 2x exact re-rank finds nearly all of the exact top 10 in
-# a few milliseconds; int8 distances alone, without the re-rank, miss more of them.
+# k-means drew the borders; its graph candidates and exact re-rank: settings.SearchSettings.
 # IVF-PQ (indices built before): PQ distances alone are too coarse, so it probes many partitions
-# and re-ranks widely. The figures: benchmarks/bench_query.py, EVALUATION.md "Query speed at 10^6
-# rows" and lab/notes/history.md "Query speed at 10^6 rows".
+# and re-ranks widely (the figures: settings.SearchSettings).
 VECTOR_SEARCH = {
-    "IvfHnswSq": VectorSearch(nprobes=MAX_PARTITIONS, refine_factor=2, ef=150),
-    "IvfPq": VectorSearch(nprobes=128, refine_factor=10),
+    "IvfHnswSq": VectorSearch(nprobes=MAX_PARTITIONS, refine_factor=SEARCH.hnsw_refine_factor, ef=SEARCH.hnsw_ef),
+    "IvfPq": VectorSearch(nprobes=SEARCH.pq_nprobes, refine_factor=SEARCH.pq_refine_factor),
 }
 OTHER_INDEX = VECTOR_SEARCH["IvfPq"]  # another IVF kind: probe widely and refine, as for PQ
 
@@ -55,7 +52,7 @@ def cosine_to_query(embedder, query: str, texts: Sequence[str]) -> list[float]:
     return [float(x) for x in (vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])]
 
 
-def fuse(rankings: list[list[str]], k: int, rrf_k: int = RRF_K,
+def fuse(rankings: list[list[str]], k: int, rrf_k: int = SEARCH.rrf_k,
          first_on_ties: Sequence[str] = ()) -> list[tuple[str, float]]:
     """Reciprocal-rank fusion of several rankings of ids; best first. Of equal scores, the ids in
     `first_on_ties` come first (the full-text ranking's: they hold a query word), the others keep
@@ -88,7 +85,7 @@ def holds_documents(listed: dict, sources: Sequence[str] | None) -> bool:
 
 
 class HybridRetriever:
-    def __init__(self, store: IndexStore, embedder, candidates: int = 30,
+    def __init__(self, store: IndexStore, embedder, candidates: int = SEARCH.candidates,
                  vector_search: VectorSearch | None = None, sources: Sequence[str] | None = None):
         """sources: search only the passages of these sources (a collection's); None: all.
         vector_search: None: the settings for the table's kind of vector index."""
@@ -132,7 +129,7 @@ class HybridRetriever:
             query = query.where(self.where, prefilter=True)
         return query.limit(n).select(columns + ["_score"]).to_list()
 
-    def passages_with(self, word: str, cap: int = 50) -> int:
+    def passages_with(self, word: str, cap: int = SEARCH.word_count_cap) -> int:
         """How many passages hold the word, counted up to `cap`: how rare it is in these files.
         Counted once per retriever, which reads the index as it was when opened (ask, chat, serve
         and the app open one per question): the default's ReFeed decision and the runner's label
@@ -171,4 +168,4 @@ class HybridRetriever:
         return Passage(id=row["id"], text=row["text"], title=row.get("title") or "",
                        source=row.get("source") or "", path=row.get("path") or "",
                        page=row.get("page") or None, section=row.get("section") or "",
-                       score=round(float(score), 6))
+                       score=round(float(score), SEARCH.score_digits))
