@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.context import RunContext  # noqa: E402
 from assistant.evaluation import metrics  # noqa: E402
-from assistant.answering.hops import CARRIED, SUB_PASSAGES, add_new, bridged_query  # noqa: E402
+from assistant.answering.hops import add_new, bridged_query  # noqa: E402
+from assistant.answering.settings import ANSWERING  # noqa: E402
 from assistant.retrieval.rerank import Ranked, judge_pool, judge_union  # noqa: E402
 from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
 from assistant.judge_training.chain_fit import run_plain  # noqa: E402
@@ -82,7 +83,7 @@ class Replay:
         new top ones (hop_read=first)."""
         carried: list = []
         for query in sub_searches(record):
-            carried = add_new(carried, self.ranked(query).kept[:SUB_PASSAGES], CARRIED)
+            carried = add_new(carried, self.ranked(query).kept[:ANSWERING.sub_passages], ANSWERING.carried)
         return add_new(list(self.ranked(question).kept[:first]), carried)
 
     def passages(self, question: str, record: dict, hop_read: str = "union"):
