@@ -161,7 +161,8 @@ def restore_meta(path: Path, embedding_model: str, dim: int) -> str:
     tmp = path / (META_FILE + ".tmp")
     tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
     tmp.replace(path / META_FILE)
-    return f"metadata file {META_FILE} rebuilt from the tables{kept}"
+    return (f"metadata file {META_FILE} rebuilt from the tables{kept}; every source is in the default "
+            "collection (the file alone knew the others)")
 
 
 def beyond_repair(path: Path, why: str) -> AssistantError:
