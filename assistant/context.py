@@ -10,8 +10,6 @@ from models.errors import BudgetExceeded, NoIndex
 
 from .events.core import Passage, Retrieved
 
-HIDDEN_MARGIN = 10  # extra depth a search goes when some passages are hidden from it
-
 if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime or the index
     from models.judges.judge import Judge
     from models.reader.llama_reader import Reader, ReaderStats
@@ -40,8 +38,6 @@ class RunContext:
     relevance: RelevanceJudge | None = None  # the trained judge: ranks a wide pool
     retrievals: int = 0
     sub_questions: int = 0
-    # eval --drop-support: passages no search of this question may return (its own support)
-    hidden: Callable[[Passage], bool] | None = None
     # a caller's wishes for the top-level answer (the server's max_tokens, stop, temperature,
     # system messages); None: the settings decide
     answer_options: AnswerOptions | None = None
@@ -82,11 +78,7 @@ class RunContext:
         """Search the index, count it, and yield the Retrieved event; returns the passages."""
         if self.retriever is None:
             raise NoIndex("this strategy needs an index; build one with `assistant index add FOLDER`")
-        k = k or self.k
-        if self.hidden is None:
-            passages = self.retriever.search(query, k)
-        else:  # search deeper, so k passages remain once the hidden ones are gone
-            passages = [p for p in self.retriever.search(query, k + HIDDEN_MARGIN) if not self.hidden(p)][:k]
+        passages = self.retriever.search(query, k or self.k)
         self.retrievals += 1
         yield Retrieved(step=self.step(), parent=parent, depth=depth, query=query, passages=passages)
         return passages

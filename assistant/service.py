@@ -181,10 +181,20 @@ def add_source(settings: Settings, path: Path, kind: str | None = None,
 def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback | None = None,
                 embedder_factory: EmbedderFactory | None = None) -> tuple[Path, int]:
     """The pooled paragraph index of a dataset file, built on first use: (index path, passages)."""
-    from .evaluation.corpus import build_dataset_corpus
+    from index_builder.dataset_corpus import build_dataset_corpus
 
     embedder = (embedder_factory or _registry_embedder)(settings)
     return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=on_progress)
+
+
+
+def read_dataset(dataset: Path, limit: int | None = None):
+    """A QA dataset file's usable questions (the first `limit`) and the records skipped, each with
+    its reason (index_builder.datasets.DatasetFile): what `eval`, `judge distill` and
+    `index dataset` read."""
+    from index_builder.datasets import read_dataset as read
+
+    return read(dataset, limit)
 
 
 def open_retriever(settings: Settings, embedder_factory: EmbedderFactory | None = None):

@@ -37,7 +37,7 @@ VOCAB = 32128
 
 
 def load_questions(path: Path, n: int) -> list[tuple[str, list[str]]]:
-    from assistant.evaluation.datasets import load_dataset
+    from index_builder.datasets import load_dataset
 
     examples = [e for e in load_dataset(path, 4 * n + 400) if len(e.paragraphs) >= K]
     if len(examples) < n:
@@ -99,7 +99,7 @@ def main() -> None:
     args = parser.parse_args()
     shape = "small" if args.small else "base"
 
-    from assistant.judge_training.export import export_judge, quantize_judge
+    from research.judge_training.export import export_judge, quantize_judge
     from models.config import Settings
     from models.judges.prompted import ReaderJudge
     from models.judges.t5_judge import T5Judge

@@ -32,7 +32,7 @@ POOLS = (30, 50)
 
 def load_pools(path: Path, n: int) -> list[tuple[str, list[str]]]:
     """n questions, each with a pool of max(POOLS) passages: its own paragraphs first."""
-    from assistant.evaluation.datasets import load_dataset
+    from index_builder.datasets import load_dataset
     from models.judges.relevance import passage_text
 
     examples = load_dataset(path, n + 10)

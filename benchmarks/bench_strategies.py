@@ -55,7 +55,7 @@ COLUMNS = ("reader_calls", "prompt_tokens", "evaluated_tokens", "completion_toke
 
 def build_index(dataset: Path, pool: int, folder: Path, settings: Settings):
     """Index the pooled paragraphs of the first `pool` questions through the passage pipeline."""
-    from assistant.evaluation.datasets import load_dataset
+    from index_builder.datasets import load_dataset
     from index_builder.dataset_corpus import pooled_paragraphs
     from index_builder.passages import index_passages
     from index_builder.store import IndexStore

@@ -1,21 +1,30 @@
-"""A pooled paragraph corpus: the paragraphs of many questions, deduplicated, as one source.
+"""The pooled paragraph corpus of a QA dataset file (HotpotQA, MuSiQue, 2Wiki ...).
 
-One passage per paragraph, with its title. What a dataset file is, and how its questions are
-read, is evaluation's business (assistant/evaluation/corpus.py): this module only pools
-paragraphs (anything with `.paragraphs` of `.title`/`.text`) and indexes them.
+All paragraphs of all questions of the file, deduplicated, become one source of one index, one
+passage per paragraph with its title, so retrieval is a real search over thousands of passages
+rather than an oracle over one question's own paragraphs. The index lives under the data dir,
+keyed by the file's name and content hash; a re-run reuses it, an interrupted build resumes.
+How a dataset file is read: datasets.py.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from models.errors import AssistantError
+
 from .chunking import Chunk
-from .documents import Document
+from .datasets import load_dataset
+from .documents import Document, content_hash
+from .names import safe_name
 from .pipeline import write_documents
 from .progress import Progress, ProgressCallback, StopCheck
 from .store import IndexStore
+
+SOURCE_PREFIX = "dataset:"
 
 
 @dataclass(frozen=True)
@@ -78,3 +87,25 @@ def index_pooled(paragraphs: list[PooledParagraph], path: Path, source: str, sho
                                                         "passages": len(paragraphs), "complete": True}
         store.finish()
     return len(paragraphs)
+
+
+def corpus_path(data_dir: Path, dataset: Path) -> Path:
+    """Where the corpus index of a dataset file lives: <data_dir>/datasets/<stem>-<hash>."""
+    digest = content_hash(Path(dataset).read_bytes())[:10]
+    stem = re.sub(r"[^\w.-]+", "_", Path(dataset).stem)[:60]
+    return Path(data_dir) / "datasets" / f"{stem}-{digest}"
+
+
+def build_dataset_corpus(dataset: Path, data_dir: Path, embedder,
+                         on_progress: ProgressCallback | None = None,
+                         should_stop: StopCheck | None = None) -> tuple[Path, int]:
+    """Build (or reuse) the corpus index of a dataset file; returns (index path, passages)."""
+    dataset = Path(dataset)
+    paragraphs = pooled_paragraphs(load_dataset(dataset))
+    if not paragraphs:
+        raise AssistantError(f"{safe_name(dataset.name)} carries no paragraphs to index; evaluate it "
+                             "closed-book (--corpus none) or name an index (--corpus INDEX)")
+    path = corpus_path(data_dir, dataset)
+    source = SOURCE_PREFIX + safe_name(dataset.name)  # a name that is not UTF-8 is stored escaped
+    shown_file = safe_name(str(dataset.resolve()))
+    return path, index_pooled(paragraphs, path, source, shown_file, embedder, on_progress, should_stop)

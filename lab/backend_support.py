@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
-from assistant.judge_training.relevance_metrics import all_found  # noqa: E402
-from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
+from research.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
+from research.judge_training.relevance_metrics import all_found  # noqa: E402
+from research.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 POOL = 40
@@ -35,7 +35,7 @@ READ = 5
 def chain_top(text: str, merged, scores, retriever, scorer) -> list[str]:
     """The chain selector's READ passages (default:chain's first read set), with its hop searches."""
     from assistant.retrieval.chain_select import ChainCandidate, select_chain
-    from assistant.judge_training.chain_fit import run_plain
+    from research.judge_training.chain_fit import run_plain
 
     by_id = {p.id: p for p in merged}
 
@@ -78,7 +78,7 @@ def read_sets(questions, retriever, judge) -> list[dict]:
 
 
 def run(args) -> None:
-    from assistant.evaluation.corpus import build_dataset_corpus
+    from index_builder.dataset_corpus import build_dataset_corpus
     from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry

@@ -45,9 +45,9 @@ def main() -> None:
 
 def measure(args, budgets: list[int]) -> str:
     from assistant.retrieval.chain_read import chain_read_set
-    from assistant.judge_training.chain_fit import run_plain
-    from assistant.judge_training.relevance_data import check_data_dir, training_questions
-    from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys
+    from research.judge_training.chain_fit import run_plain
+    from research.judge_training.relevance_data import check_data_dir, training_questions
+    from research.judge_training.relevance_pairs import key_of_path, supporting_keys
     from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry

@@ -4,11 +4,11 @@
     .venv/bin/python lab/chain_recall.py [--data ../shared/data] [--cache DIR] [--budgets 3,4,5,6]
         [--limit N] [--stops 0,0.1,0.2] [--write JUDGE_FOLDER]
 
-Questions: the judge's training questions (assistant/judge_training/relevance_data.py: ircot
+Questions: the judge's training questions (research/judge_training/relevance_data.py: ircot
 HotpotQA 101-500, the HippoRAG HotpotQA and MuSiQue train samples, 2Wiki records with context),
 less every question of a reserved file or a report set (by id and by text). Each is searched in
 its own file's pooled corpus (under ASSISTANT_DATA_DIR; built when missing), with the selector's
-two expansion searches (assistant/judge_training/selector_pipeline.py).
+two expansion searches (research/judge_training/selector_pipeline.py).
 
 Rows: the search's order; the shipped selector (it was trained on these very questions, so its
 row is optimistic); the selector refitted out of fold (5 folds by question id: each question
@@ -41,7 +41,7 @@ def group_of(file: str) -> str:
 
 def hop_order(data: Path, question) -> list[str]:
     """Supporting paragraph keys in hop order: MuSiQue's decomposition, else the file's order."""
-    from assistant.judge_training.relevance_pairs import paragraph_key
+    from research.judge_training.relevance_pairs import paragraph_key
 
     ex = question.example
     order = [paragraph_key(p.title, p.text) for p in ex.paragraphs if p.is_supporting]
@@ -89,8 +89,8 @@ class HopSearchCache:
         return [ChainCandidate(k, t, x, 0.0, False) for k, t, x in self.found[key]]
 
     def _search(self, file: str, query: str):
-        from assistant.evaluation.corpus import build_dataset_corpus
-        from assistant.judge_training.relevance_pairs import key_of_path
+        from index_builder.dataset_corpus import build_dataset_corpus
+        from research.judge_training.relevance_pairs import key_of_path
         from assistant.retrieval.retriever import HybridRetriever
         from index_builder.store import IndexStore
 
@@ -126,11 +126,11 @@ def main() -> None:
     import numpy as np
 
     from assistant.retrieval.chain_select import ChainCandidate
-    from assistant.judge_training import chain_fit
-    from assistant.judge_training.relevance_data import check_data_dir, training_questions
-    from assistant.judge_training.relevance_pairs import supporting_keys
-    from assistant.judge_training.selector_fit import FOLDS, fit_two_stages, fold_of
-    from assistant.judge_training.selector_pipeline import EXPANSIONS, labelled_pools, search_pools
+    from research.judge_training import chain_fit
+    from research.judge_training.relevance_data import check_data_dir, training_questions
+    from research.judge_training.relevance_pairs import supporting_keys
+    from research.judge_training.selector_fit import FOLDS, fit_two_stages, fold_of
+    from research.judge_training.selector_pipeline import EXPANSIONS, labelled_pools, search_pools
     from assistant.retrieval.pool_features import PoolPassage
     from assistant.retrieval.pool_select import selector_scores
     from models import registry

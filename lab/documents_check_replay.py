@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from assistant.evaluation.personal_set import load_personal
+from research.evaluation.personal_set import load_personal
 from assistant.grounding.documents import files_named, subject_of
 from assistant.grounding.documents_check import ReaderCheck
 from models.downloads.catalog import reread_threshold_of

@@ -14,7 +14,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from assistant.evaluation.personal_set import load_personal
+from research.evaluation.personal_set import load_personal
 from assistant.events.core import Passage
 from assistant.grounding.documents import ground_documents, subject_of
 from lab.personal_scoring import rows, score, table

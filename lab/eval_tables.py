@@ -14,10 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.evaluation.datasets import load_dataset  # noqa: E402
-from assistant.evaluation.harness import slug  # noqa: E402
-from assistant.evaluation.report import em_wins_losses, markdown_report, summarize  # noqa: E402
-from assistant.evaluation.results import ResultsFile  # noqa: E402
+from index_builder.datasets import load_dataset  # noqa: E402
+from research.evaluation.harness import slug  # noqa: E402
+from research.evaluation.report import em_wins_losses, markdown_report, summarize  # noqa: E402
+from research.evaluation.results import ResultsFile  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from assistant import service
 from assistant.conversation import chat as chat_service
 from assistant.events.details import QuestionRewritten
-from assistant.evaluation.metrics import substring_match
+from research.evaluation.metrics import substring_match
 from assistant.events.core import Answer
 from assistant.conversation.threads import Turn
 from models.config import load_settings

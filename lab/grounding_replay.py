@@ -24,9 +24,9 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from assistant.evaluation.datasets import load_dataset
-from assistant.evaluation.support import citation_record
-from assistant.evaluation.trust import trust, trust_table
+from index_builder.datasets import load_dataset
+from research.evaluation.support import citation_record
+from research.evaluation.trust import trust, trust_table
 from assistant.events.core import Passage
 from assistant.grounding.pieced import label_pieced
 from assistant.grounding.verdict import ground
@@ -39,7 +39,7 @@ def replay(results: Path, dataset: Path, drop_support: bool, untrained: bool = F
     import json
     import time
 
-    from assistant.judge_training.grounding_encoder_train import encoder_trained_on
+    from research.judge_training.grounding_encoder_train import encoder_trained_on
 
     rule = replace(shipped_rule(), **changes)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.evaluation import metrics  # noqa: E402
+from research.evaluation import metrics  # noqa: E402
 from assistant.answering.hops import add_new  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
@@ -89,7 +89,7 @@ def main() -> None:
     if unknown := [v for v in variants if v not in VARIANTS]:
         raise AssistantError(f"unknown read set {unknown[0]!r} (choose from: {', '.join(VARIANTS)})")
 
-    from assistant.evaluation.results import ResultsFile
+    from research.evaluation.results import ResultsFile
     from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.evaluation.datasets import load_dataset  # noqa: E402
+from index_builder.datasets import load_dataset  # noqa: E402
 from assistant.retrieval.retriever import HybridRetriever  # noqa: E402
 from index_builder.store import IndexStore  # noqa: E402
 from models import registry  # noqa: E402

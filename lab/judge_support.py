@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.judge_training.relevance_data import REPORT_FILES, report_questions  # noqa: E402
-from assistant.judge_training.relevance_metrics import all_found  # noqa: E402
-from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
+from research.judge_training.relevance_data import REPORT_FILES, report_questions  # noqa: E402
+from research.judge_training.relevance_metrics import all_found  # noqa: E402
+from research.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 
@@ -119,9 +119,9 @@ def main() -> None:
     args = parser.parse_args()
     pools, tops, hybrid = ([int(x) for x in value.split(",")] for value in (args.pools, args.tops, args.hybrid))
 
-    from assistant.judge_training.relevance_data import check_data_dir
+    from research.judge_training.relevance_data import check_data_dir
     from assistant.retrieval.retriever import HybridRetriever
-    from assistant.evaluation.corpus import build_dataset_corpus
+    from index_builder.dataset_corpus import build_dataset_corpus
     from index_builder.store import IndexStore
     from models import registry
     from models.config import load_settings

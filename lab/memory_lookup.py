@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 
 from assistant.context import RunContext
-from assistant.evaluation.datasets import load_dataset
-from assistant.evaluation.support import support_hider
-from assistant.judge_training.chain_fit import run_plain
+from index_builder.datasets import load_dataset
+from research.evaluation.support import hiding_support
+from research.judge_training.chain_fit import run_plain
 from assistant.retrieval.retriever import HybridRetriever
 from models.config import Settings
 from models.errors import AssistantError
@@ -45,7 +45,7 @@ def look_up(results: Path, out_dir: Path | None = None) -> tuple[Path, int]:
         record = json.loads(line)
         if record.get("resolved_by", "").startswith("self-knowledge") and not record.get("read"):
             example = examples[record["id"]]
-            ctx.hidden = support_hider(example) if config.get("drop_support") else None
+            ctx.retriever = hiding_support(retriever, example) if config.get("drop_support") else retriever
             record["read"] = [{"id": p.id, "title": p.title, "text": p.text}
                               for p in searched(ctx, record["question"])]
             given += 1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from assistant.checks import dated_choice
 from assistant.checks import nationality
-from assistant.evaluation.metrics import score
+from research.evaluation.metrics import score
 from assistant.events.core import Passage
 
 

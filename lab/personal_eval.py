@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from assistant.evaluation.personal_set import SPLITS, load_personal
+from research.evaluation.personal_set import SPLITS, load_personal
 from lab.personal_docs.manifest import DEV_MANIFEST, MANIFEST, drift_line, drifted, read_manifest
 from lab.personal_scoring import rows, score, table
 
@@ -55,7 +55,7 @@ def _index_folder(settings, folder: Path) -> str:
 
 
 def run(args) -> Path:
-    from assistant.evaluation.harness import RunPlan, run_strategy, split_specs
+    from research.evaluation.harness import RunPlan, run_strategy, split_specs
     from models import registry
     from models.config import load_settings
 
@@ -105,8 +105,8 @@ def run(args) -> Path:
 
 def report(out: Path, questions_file: Path, split: str | None, listing: bool = False) -> str:
     """The table from the records in `out` (every strategy's JSONL there), drifted questions left out."""
-    from assistant.evaluation.harness import slug
-    from assistant.evaluation.results import ResultsFile
+    from research.evaluation.harness import slug
+    from research.evaluation.results import ResultsFile
 
     questions = {q.id: q for q in load_personal(questions_file, split)}
     names = json.loads((out / "strategies.json").read_text()) if (out / "strategies.json").exists() else None

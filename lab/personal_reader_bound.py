@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from assistant.answering.prompts import from_passages
-from assistant.evaluation.personal_set import load_personal
+from research.evaluation.personal_set import load_personal
 from assistant.events.core import Passage
 from lab.documents_grounding_replay import QUESTIONS
 from lab.personal_scoring import score

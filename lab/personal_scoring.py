@@ -1,6 +1,6 @@
 """Scoring a personal-documents run (issue 51) from its per-question records, no model needed.
 
-For each record and its question (assistant/evaluation/personal_set.py):
+For each record and its question (research/evaluation/personal_set.py):
 - right: every part of the answer named (any alias of each part); an unanswerable question is
   right when it is answered honestly;
 - presented as supported: the grounding label "supported", or, for a strategy the grounding check
@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from assistant.evaluation.personal_set import KINDS, PersonalQuestion
+from research.evaluation.personal_set import KINDS, PersonalQuestion
 
 DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})  # groff's PDFs write "−P"
 HONEST_LABELS = ("not in your documents", "from memory")

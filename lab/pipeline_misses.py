@@ -28,14 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assistant.context import RunContext  # noqa: E402
-from assistant.evaluation import metrics  # noqa: E402
+from research.evaluation import metrics  # noqa: E402
 from assistant.answering.hops import add_new, bridged_query  # noqa: E402
 from assistant.answering.settings import ANSWERING  # noqa: E402
 from assistant.retrieval.rerank import Ranked, judge_pool, judge_union  # noqa: E402
 from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
-from assistant.judge_training.chain_fit import run_plain  # noqa: E402
-from assistant.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
-from assistant.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
+from research.judge_training.chain_fit import run_plain  # noqa: E402
+from research.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
+from research.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 
 
@@ -149,8 +149,8 @@ def main() -> None:
     if not args.results.is_file():
         raise AssistantError(f"no results file at {args.results}")
 
-    from assistant.evaluation.corpus import build_dataset_corpus
-    from assistant.evaluation.results import ResultsFile
+    from index_builder.dataset_corpus import build_dataset_corpus
+    from research.evaluation.results import ResultsFile
     from assistant.retrieval.retriever import HybridRetriever
     from index_builder.store import IndexStore
     from models import registry

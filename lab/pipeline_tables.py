@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.evaluation import metrics  # noqa: E402
-from assistant.evaluation.datasets import load_dataset  # noqa: E402
-from assistant.evaluation.question_set import QuestionSet  # noqa: E402
-from assistant.evaluation.results import ResultsFile  # noqa: E402
+from research.evaluation import metrics  # noqa: E402
+from index_builder.datasets import load_dataset  # noqa: E402
+from research.evaluation.question_set import QuestionSet  # noqa: E402
+from research.evaluation.results import ResultsFile  # noqa: E402
 from assistant.strategies.refeed import prefer_refined  # noqa: E402
 from models.errors import AssistantError  # noqa: E402
 

@@ -60,8 +60,8 @@ def read_set(record: dict, variant: str, recorded: dict | None = None, read: int
     if variant == "shuffled":
         random.Random(record["id"]).shuffle(passages)
     elif variant == "hop+dist":
-        from assistant.evaluation.datasets import Paragraph, QAExample
-        from assistant.evaluation.support import support_hider
+        from index_builder.datasets import Paragraph, QAExample
+        from research.evaluation.support import support_hider
 
         # gold as `assistant eval` matches it: the same title, the text a chunk of the paragraph's
         is_gold = support_hider(QAExample(record["id"], record["question"], [],
@@ -92,9 +92,9 @@ def main() -> None:
 def run(args) -> None:
     from assistant.answering import prompts
     from assistant.answering.generate import clean_answer
-    from assistant.evaluation import metrics
+    from research.evaluation import metrics
     from assistant.answering.prompt_fit import fit_passages
-    from assistant.judge_training.relevance_data import check_data_dir, training_questions
+    from research.judge_training.relevance_data import check_data_dir, training_questions
     from models import registry
     from models.config import load_settings
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers.fakes import FakeReader, make_context
+from helpers.import_layers import import_graph
 from helpers.live_server import live_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,3 +83,32 @@ def test_the_probe_sees_what_a_command_that_opens_the_index_imports(tmp_path):
     done, heavy = imported_by(tmp_path, tmp_path / "data", "ask", QUESTION, "-s", "rag", "--local")
     assert done.returncode == 1 and done.stderr.startswith("error: "), done.stderr
     assert "pyarrow" in heavy  # the store's tables
+
+
+ANSWER_PATH = ("assistant.service", "assistant.runner", "assistant.strategies.default")
+
+
+def _research(names) -> list[str]:
+    """The evaluation and judge-training modules among `names`."""
+    return sorted(name for name in names if name.split(".")[0] == "research"
+                  or {"evaluation", "judge_training", "judge_service"} & set(name.split(".")))
+
+
+def test_the_answer_path_loads_no_evaluation_or_training_code():
+    # The service, the runner and the default strategy: what `ask`, `chat`, `serve` and the app
+    # load. Evaluation and judge training (research/) come only with `assistant eval` / `judge`.
+    probe = f"import json, sys\nimport {', '.join(ANSWER_PATH)}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert set(ANSWER_PATH) <= set(loaded) and _research(loaded) == []
+    # nor later, on any path a question or an index command may take (lazy imports included)
+    graph = import_graph(ROOT)
+    reachable, todo = set(), list(ANSWER_PATH)
+    while todo:
+        module = todo.pop()
+        if module not in reachable:
+            reachable.add(module)
+            todo += graph.get(module, ())
+    assert "index_builder.dataset_corpus" in reachable and _research(reachable) == []

@@ -1,4 +1,4 @@
-"""Imports point down the layers (tests -> lab and benchmarks -> ui -> core -> indexing -> models)
+"""Imports point down the layers (tests -> lab and benchmarks -> ui -> research -> core -> indexing -> models)
 and never in a circle: checked over the whole tree, and shown to catch each fault on a small fake tree."""
 from pathlib import Path
 
@@ -50,15 +50,42 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 def test_an_upward_import_is_caught_even_inside_a_function(tmp_path):
     root = _write(tmp_path, {
         "models/config.py": "X = 1\n",
-        "index_builder/corpus.py": "def load():\n    from assistant.evaluation import datasets\n",
-        "assistant/evaluation/__init__.py": "",
-        "assistant/evaluation/datasets.py": "from models.config import X\n",
+        "index_builder/corpus.py": "def load():\n    from assistant.folder import asks\n",
+        "assistant/folder/__init__.py": "",
+        "assistant/folder/asks.py": "from models.config import X\n",
         "assistant/cli/__init__.py": "",
-        "assistant/cli/ask.py": "from ..evaluation import datasets\n",  # down: fine
+        "assistant/cli/ask.py": "from ..folder import asks\n",  # down: fine
     })
     assert upward_imports(import_graph(root)) == [  # the package's __init__ runs too
-        "index_builder.corpus (indexing) -> assistant.evaluation (core)",
-        "index_builder.corpus (indexing) -> assistant.evaluation.datasets (core)"]
+        "index_builder.corpus (indexing) -> assistant.folder (core)",
+        "index_builder.corpus (indexing) -> assistant.folder.asks (core)"]
+
+
+def test_the_answer_path_loading_research_or_research_loading_a_front_end_is_caught(tmp_path):
+    root = _write(tmp_path, {
+        "research/__init__.py": "",
+        "research/evaluation/__init__.py": "",
+        "research/evaluation/support.py": "from assistant.events.core import Passage\n",  # down: fine
+        "research/evaluation/report.py": "def show():\n    from assistant.presentation.step_text import x\n",
+        "research/judge_service.py": "def train():\n    from .judge_training import pipeline\n",  # fine
+        "research/judge_training/__init__.py": "",
+        "research/judge_training/pipeline.py": "from index_builder.datasets import load_dataset\n",  # fine
+        "index_builder/datasets.py": "",
+        "assistant/events/__init__.py": "",
+        "assistant/events/core.py": "",
+        "assistant/presentation/__init__.py": "",
+        "assistant/presentation/step_text.py": "from ..events.core import Passage\n",  # ui -> core: fine
+        "assistant/services/__init__.py": "",
+        "assistant/services/judges.py": "def train():\n    from research.judge_training import pipeline\n",
+        "assistant/runner.py": "from research.evaluation.support import hider\n",
+        "assistant/cli/__init__.py": "",
+        "assistant/cli/judge.py": "def train():\n    from research import judge_service\n",  # ui -> research: fine
+    })
+    assert upward_imports(import_graph(root)) == [
+        "assistant.runner (core) -> research.evaluation.support (research)",
+        "assistant.services.judges (core) -> research.judge_training (research)",
+        "assistant.services.judges (core) -> research.judge_training.pipeline (research)",
+        "research.evaluation.report (research) -> assistant.presentation.step_text (ui)"]
 
 
 def test_modules_that_import_each_other_are_caught(tmp_path):
@@ -90,21 +117,20 @@ def test_inside_the_core_imports_point_down_too():
     assert core_upward_imports(import_graph(ROOT)) == []
 
 
-def test_a_step_importing_a_strategy_or_a_strategy_importing_evaluation_is_caught(tmp_path):
+def test_a_step_importing_a_strategy_or_a_strategy_importing_the_runner_is_caught(tmp_path):
     root = _write(tmp_path, {
         "assistant/answering/__init__.py": "",
         "assistant/answering/hops.py": "def run():\n    from ..strategies.base import generate_answer\n",
         "assistant/strategies/__init__.py": "",
         "assistant/strategies/base.py": "from ..answering.generate import generate_answer\n",  # down: fine
-        "assistant/strategies/refeed.py": "from ..evaluation.metrics import normalize\n",
-        "assistant/evaluation/__init__.py": "",
-        "assistant/evaluation/metrics.py": "from ..answering.answer_norm import normalize\n",  # down: fine
+        "assistant/strategies/refeed.py": "from ..runner import run_question\n",
+        "assistant/runner.py": "from .answering.answer_norm import normalize\n",  # down: fine
         "assistant/answering/generate.py": "",
         "assistant/answering/answer_norm.py": "",
     })
     found = core_upward_imports(import_graph(root))
     assert "assistant.answering.hops -> assistant.strategies.base" in found
-    assert "assistant.strategies.refeed -> assistant.evaluation.metrics" in found
+    assert "assistant.strategies.refeed -> assistant.runner" in found
     assert not [line for line in found if "generate" in line or "answer_norm" in line]
 
 
@@ -163,16 +189,17 @@ def test_a_front_end_using_any_of_index_builder_or_judge_training_is_caught(tmp_
         "index_builder/cluster/__init__.py": "",
         "index_builder/cluster/commands.py": "",
         "assistant/service.py": "from index_builder.sources import S\n",  # the core may
-        "assistant/services/judges.py": "from .judge_training import export\n",
-        "assistant/judge_training/__init__.py": "",
-        "assistant/judge_training/export.py": "",
-        "assistant/judge_trainingless.py": "",  # a name that only starts the same
+        "research/__init__.py": "",
+        "research/judge_service.py": "from .judge_training import export\n",
+        "research/judge_training/__init__.py": "",
+        "research/judge_training/export.py": "",
+        "research/judge_trainingless.py": "",  # a name that only starts the same
         "assistant/cli/__init__.py": "",
-        "assistant/cli/models.py": ("from .. import judge_service, judge_trainingless, service\n\n"
-                                    "def export():\n    from ..judge_training.export import export_judge\n"),
+        "assistant/cli/models.py": ("from research import judge_service, judge_trainingless\nfrom .. import service\n\n"
+                                    "def export():\n    from research.judge_training.export import export_judge\n"),
         "assistant/cli/index.py": "import index_builder.cluster.commands\n",
         "tui/index_screen.py": "from index_builder import sources\n",
     })
     assert service_bypasses(import_graph(root)) == [
-        "assistant.cli.index -> index_builder.cluster.commands", "assistant.cli.models -> assistant.judge_training.export",
+        "assistant.cli.index -> index_builder.cluster.commands", "assistant.cli.models -> research.judge_training.export",
         "tui.index_screen -> index_builder", "tui.index_screen -> index_builder.sources"]

@@ -30,10 +30,10 @@ def results_folder(out: Path) -> Path:
     return out
 
 
-def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> str:
-    """'pooled' -> the dataset's corpus index (built on first use), 'none', or an index folder."""
+def _resolve_corpus(corpus: str, dataset: Path, data, specs, settings) -> str:
+    """'pooled' -> the dataset's corpus index (built on first use), 'none', or an index folder.
+    `data`: the questions read from `dataset` (the first --limit)."""
     from .. import service
-    from ..evaluation.datasets import has_paragraphs, load_dataset
     from ..strategies import make_strategy
 
     needs_index = any(make_strategy(s).needs_index for s in specs)
@@ -42,7 +42,7 @@ def _resolve_corpus(corpus: str, dataset: Path, examples, specs, settings) -> st
     if corpus == "none" or not needs_index:
         return "none"
     if corpus == "pooled":
-        if not has_paragraphs(examples) and not has_paragraphs(load_dataset(dataset)):
+        if not data.has_paragraphs() and not service.read_dataset(dataset).has_paragraphs():
             return "none"  # run_strategy explains that an index must be named
         bar, update = progress_bar()
         with bar:
@@ -55,7 +55,7 @@ def _exclude(examples, files: list[Path]):
     """The examples less those also in `files`, and a note saying how many left and why."""
     from models.errors import AssistantError
 
-    from ..evaluation.question_set import questions_in, without
+    from research.evaluation.question_set import questions_in, without
 
     if not files:
         return examples, ""
@@ -99,18 +99,19 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
 
-    from ..evaluation.datasets import read_dataset
-    from ..evaluation.harness import RunPlan, records_of, run_strategy, split_specs
-    from ..evaluation.report import markdown_report
-    from ..evaluation.trust import trust, trust_table
+    from research.evaluation.harness import RunPlan, records_of, run_strategy, split_specs
+    from research.evaluation.report import markdown_report
+    from research.evaluation.trust import trust, trust_table
+
+    from .. import service
 
     specs = split_specs(strategy)
-    data = read_dataset(dataset, limit)
+    data = service.read_dataset(dataset, limit)
     examples, excluded_note = _exclude(data.examples, exclude or [])
     settings = load_settings(reader=reader, k=k, depth=depth, judge=judge)
     out_dir = results_folder(out or Path("eval-runs") / dataset.stem)
     reader_name = registry.reader_path(settings).stem
-    corpus_index = _resolve_corpus(corpus, dataset, examples, specs, settings)
+    corpus_index = _resolve_corpus(corpus, dataset, data, specs, settings)
     if corpus_index != "none":
         settings = settings.with_overrides(index=corpus_index)
     plan = RunPlan(dataset=dataset, out_dir=out_dir, settings=settings, corpus=corpus_index,

@@ -206,9 +206,7 @@ def index_dataset(
     The index is kept under the data dir, keyed by the file, and reused by `assistant eval`.
     Example: assistant index dataset ../shared/data/hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl
     """
-    from ..evaluation.datasets import read_dataset
-
-    data = read_dataset(path)  # the corpus leaves its skipped records out: say so
+    data = service.read_dataset(path)  # the corpus leaves its skipped records out: say so
     bar, update = progress_bar()
     with bar:
         index, passages = service.add_dataset(_settings(None), path, on_progress=update)

@@ -31,11 +31,12 @@ def distill(
     """
     from models.config import load_settings
 
-    from ..services import judges as judge_service
-    from ..evaluation.datasets import load_dataset
+    from research import judge_service
+
+    from .. import service
 
     settings = load_settings(index=index, reader=reader, k=k)
-    questions = load_dataset(dataset, limit)
+    questions = service.read_dataset(dataset, limit).examples
     retriever = _retriever_if_needed(settings, questions)
 
     def progress(done: int) -> None:
@@ -80,7 +81,7 @@ def train(
     from models.config import load_settings
     from models.user_config import use_t5_judge
 
-    from ..services import judges as judge_service
+    from research import judge_service
 
     settings = load_settings(config_may_be_missing=use)  # `use_t5_judge` may create the config file
     out = out or judge_service.default_judge_folder(settings.data_dir, Path(str(base).rstrip("/") + "-judge"), int8)
@@ -128,7 +129,7 @@ def train_relevance(
 
     from models.config import load_settings
 
-    from ..services import judges as judge_service
+    from research import judge_service
 
     settings = load_settings()
     started = time.perf_counter()
@@ -177,7 +178,7 @@ def train_selector(
     from models.config import load_settings
     from models.judges.relevance import check_folder, shipped_judge_path
 
-    from ..services import judges as judge_service
+    from research import judge_service
 
     settings = load_settings()
     # bad paths are one line before the embedder's slow load

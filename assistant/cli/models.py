@@ -52,7 +52,7 @@ def export_judge(
     from models.config import load_settings
     from models.user_config import use_t5_judge
 
-    from ..services import judges as judge_service
+    from research import judge_service
 
     settings = load_settings(config_may_be_missing=True)  # `use_t5_judge` may create the config file
     folder = judge_service.export_t5_judge(

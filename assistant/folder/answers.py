@@ -47,9 +47,7 @@ _YES_NO = re.compile(r"^(?:do|does|did|is|are)\b", re.I)
 def answer_folder_question(ask: FolderAsk, ctx: RunContext, parent: int | None = None) -> StrategyRun:
     """Answer `ask` from the index's files; None (after a Note) when it cannot, so that the
     caller answers the question as usual."""
-    from ..retrieval.retriever import HybridRetriever  # loaded already, with the index it searches
-
-    if not isinstance(ctx.retriever, HybridRetriever):
+    if getattr(ctx.retriever, "store", None) is None:  # a search without an index (a test's)
         yield Note(step=ctx.step(), parent=parent, message="this search cannot list the index's files; "
                                                               "answering from passages as usual")
         return None
@@ -94,8 +92,6 @@ def _holds(passage: Passage, phrase: str) -> bool:
 def _mentioning(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], ctx: RunContext,
                 parent: int | None) -> StrategyRun:
     hits = files.matches(ask.topic)
-    if ctx.hidden is not None:
-        hits = [p for p in hits if not ctx.hidden(p)]
     if ask.place:
         hits = [p for p in hits if in_place(p, ask.place)]
     plural = "files"

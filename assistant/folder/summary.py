@@ -108,8 +108,6 @@ def summarise(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], c
     chosen = matching[0]
     name = names[(chosen.source, chosen.path)]
     passages = files.passages_of(chosen.doc_id)
-    if ctx.hidden is not None:
-        passages = [p for p in passages if not ctx.hidden(p)]
     if not passages:
         yield Note(step=ctx.step(), parent=parent, message=f"{name} has no passage to read; answering as usual")
         return None

@@ -8,7 +8,7 @@ Two feature rows, one per question the check asks:
   bridge of a multi-hop answer)? It names, or is named by, a supporting passage (or shares a name
   of two words with one); it holds the question's words and names the supporting passages lack; and
   it stands out among the other candidates read with it.
-The same functions make the training rows (assistant/judge_training/grounding_train.py) and the
+The same functions make the training rows (research/judge_training/grounding_train.py) and the
 rows scored at answer time, so the two cannot drift apart.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ passages leave open, and a search with the question plus the kept passage finds 
 dense retrieval; no reader call). `chain_features` computes those for every candidate under the
 passages kept so far; `select_chain` picks greedily with a trained scorer
 (models/judges/chain_scorer.py), searching again after each of the first hops, and says which
-hop found each passage. Trained by assistant/judge_training/chain_fit.py.
+hop found each passage. Trained by research/judge_training/chain_fit.py.
 """
 from __future__ import annotations
 

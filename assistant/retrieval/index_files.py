@@ -38,6 +38,12 @@ class IndexFiles:
     def __init__(self, retriever: HybridRetriever):
         self.store = retriever.store
         self.where = retriever.where
+        # passages the retriever keeps out of every search (eval --drop-support installs one that
+        # hides a question's own support: research/evaluation/support.py); none by default
+        self.hides = getattr(retriever, "hides", None)
+
+    def _reachable(self, passages: list[Passage]) -> list[Passage]:
+        return passages if self.hides is None else [p for p in passages if not self.hides(p)]
 
     def _within(self, clause: str | None = None) -> str | None:
         parts = [c for c in (self.where, clause) if c]
@@ -76,7 +82,7 @@ class IndexFiles:
                 rows = query.limit(limit).select(_COLUMNS + ["_score"]).to_list()
         if not rows and topic.strip():
             rows = self._containing(topic.strip(), limit)
-        return [HybridRetriever._passage(r, r.get("_score") or 0.0) for r in rows]
+        return self._reachable([HybridRetriever._passage(r, r.get("_score") or 0.0) for r in rows])
 
     def _containing(self, phrase: str, limit: int) -> list[dict]:
         """The passages holding `phrase` as written (case aside): a scan, for what full text misses."""
@@ -99,7 +105,7 @@ class IndexFiles:
         with self.store.errors():
             rows = table.count_rows(clause)
             found = table.search().where(clause).select(_COLUMNS + ["ordinal"]).limit(max(1, rows)).to_list()
-        return [HybridRetriever._passage(r, 0.0) for r in sorted(found, key=lambda r: r["ordinal"] or 0)]
+        return self._reachable([HybridRetriever._passage(r, 0.0) for r in sorted(found, key=lambda r: r["ordinal"] or 0)])
 
 
 def file_names(documents: Sequence[IndexedFile | Passage]) -> dict[tuple[str, str], str]:

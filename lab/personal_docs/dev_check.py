@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from assistant.evaluation.personal_set import load_personal
+from research.evaluation.personal_set import load_personal
 from lab.personal_scoring import alias_in
 
 QUESTIONS = Path(__file__).with_name("dev_questions.jsonl")

@@ -3,7 +3,7 @@
 It reads features of each candidate under the passages already kept (assistant/retrieval/chain_select.py:
 the bridge entity, the question words still open, the selector's score, the hop search's rank)
 and gives P(supporting and not yet kept). `stop` ends the chain; `max_hops` bounds its searches.
-Made by lab/chain_recall.py --write (assistant/judge_training/chain_fit.py); the file sits in
+Made by lab/chain_recall.py --write (research/judge_training/chain_fit.py); the file sits in
 the judge folder (chain.json). Plain JSON, evaluated in numpy, like the passage selector.
 """
 from __future__ import annotations

@@ -2,10 +2,10 @@
 with the encoder's score) and the encoder that reads claim and passage together.
 
 Trees: plain JSON evaluated in numpy, like the passage selector: no pickle, a millisecond per answer.
-Made by `python -m assistant.judge_training.grounding_train` (features: assistant/grounding/features.py);
-claim_encoder by `python -m assistant.judge_training.grounding_encoder_fit --ship`.
+Made by `python -m research.judge_training.grounding_train` (features: assistant/grounding/features.py);
+claim_encoder by `python -m research.judge_training.grounding_encoder_fit --ship`.
 Encoder (encoder/): a MiniLM cross-encoder, int8 ONNX, run as the relevance judge is
-(models.judges.relevance); made by `python -m assistant.judge_training.grounding_encoder_train`.
+(models.judges.relevance); made by `python -m research.judge_training.grounding_encoder_train`.
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from models.errors import ModelError
 from models.judges.passage_selector import TreeEnsemble, sigmoid
 
 GROUNDING_FILE = "grounding.json"
-_HOW = "reinstall the package, or retrain it with `python -m assistant.judge_training.grounding_train`"
+_HOW = "reinstall the package, or retrain it with `python -m research.judge_training.grounding_train`"
 _HOW_ENCODER = ("reinstall the package, or retrain it with "
-                "`python -m assistant.judge_training.grounding_encoder_train` and `grounding_encoder_fit --ship`")
+                "`python -m research.judge_training.grounding_encoder_train` and `grounding_encoder_fit --ship`")
 REQUIRED_MODELS = ("claim", "hop")
 
 

@@ -5,7 +5,7 @@ A passage about another subject holds a question's common words ("film", "city",
 its rare ones ("Lutheran", "Nerdist"): counted by rarity, its coverage of the question falls.
 The table holds, for each word (normalised as assistant/grounding_features.words writes it) seen in
 at least two training paragraphs, the number of paragraphs holding it; a word it lacks is as rare
-as a word seen once. Made by `python -m assistant.judge_training.word_rarity_build`.
+as a word seen once. Made by `python -m research.judge_training.word_rarity_build`.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Mapping
 from models.errors import ModelError
 
 RARITY_FILE = "word_rarity.json"
-_HOW = "reinstall the package, or rebuild it with `python -m assistant.judge_training.word_rarity_build`"
+_HOW = "reinstall the package, or rebuild it with `python -m research.judge_training.word_rarity_build`"
 
 
 def shipped_rarity_path() -> Path:

@@ -42,7 +42,7 @@ def test_user_facing_errors_are_declared_only_in_models_errors():
                       and issubclass(value, BaseException)}
     private = {"_Truncated", "Unreadable", "BadRecord", "ApiError"}  # caught where they are raised
     found = []
-    for package in ("models", "index_builder", "assistant", "tui"):
+    for package in ("models", "index_builder", "assistant", "research", "tui"):
         for path in sorted((root / package).rglob("*.py")):
             if path == root / "models" / "errors.py":
                 continue

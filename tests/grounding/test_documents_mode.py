@@ -427,8 +427,8 @@ def test_each_part_is_read_again_as_the_part_asked_alone():
 
 
 def test_an_evaluation_record_keeps_each_reread_verdict():
-    from assistant.evaluation.datasets import QAExample
-    from assistant.evaluation.results import make_record
+    from index_builder.datasets import QAExample
+    from research.evaluation.results import make_record
 
     question = "Where do I report bugs in GNU ed?"
     events, _ = run(question, {question: "bug-ed@gnu.org"})

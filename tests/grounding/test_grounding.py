@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from assistant.evaluation.datasets import load_dataset
-from assistant.evaluation.harness import RunPlan, run_strategy
-from assistant.evaluation.results import ResultsFile
-from assistant.evaluation.support import citation_record
-from assistant.evaluation.trust import trust, trust_table
+from index_builder.datasets import load_dataset
+from research.evaluation.harness import RunPlan, run_strategy
+from research.evaluation.results import ResultsFile
+from research.evaluation.support import citation_record
+from research.evaluation.trust import trust, trust_table
 from assistant.events.core import Passage
 from assistant.grounding.verdict import MEMORY, SUPPORTED, UNSUPPORTED, GroundingRule, ground
 from assistant.grounding.features import numbers_normalised, stemmed_words

@@ -4,12 +4,12 @@ import random
 
 import pytest
 
-from assistant.evaluation.datasets import Paragraph, QAExample
+from index_builder.datasets import Paragraph, QAExample
 from assistant.events.core import Passage
 from assistant.grounding.verdict import SUPPORTED, GroundingRule, ground, shipped_trees
 from assistant.grounding.features import encoder_columns, encoder_pair, readable_numbers
-from assistant.judge_training.grounding_pairs import BRIDGE, PLANTED, POSITIVE, SWAPPED, question_groups
-from assistant.judge_training.relevance_data import Question
+from research.judge_training.grounding_pairs import BRIDGE, PLANTED, POSITIVE, SWAPPED, question_groups
+from research.judge_training.relevance_data import Question
 from assistant.strategies import make_strategy
 from models.errors import ModelError
 from models.judges.grounding import load_encoder
@@ -112,8 +112,8 @@ def test_an_unusable_encoder_folder_is_one_clear_error(tmp_path):
 
 
 def test_claim_sets_are_narrowed_to_what_a_reader_reads():
-    from assistant.judge_training.grounding_encoder_fit import narrowed
-    from assistant.judge_training.grounding_train import ClaimSet
+    from research.judge_training.grounding_encoder_fit import narrowed
+    from research.judge_training.grounding_train import ClaimSet
 
     paragraphs = [Paragraph(f"Filler {i}", f"Nothing here {i}.", False) for i in range(8)]
     paragraphs[2] = Paragraph("Project Otter", "Project Otter is led by Tomas Lindqvist.", True)
@@ -130,7 +130,7 @@ def test_claim_sets_are_narrowed_to_what_a_reader_reads():
 
 
 def test_the_encoders_questions_are_never_the_held_out_ones():
-    from assistant.judge_training.grounding_encoder_train import encoder_trained_on, three_way
+    from research.judge_training.grounding_encoder_train import encoder_trained_on, three_way
 
     questions = [Question("f", QAExample(str(i), f"q{i}", ["a"])) for i in range(200)]
     encoder, trees, held = three_way(questions)

@@ -8,7 +8,7 @@ from assistant.events.core import Passage
 from assistant.grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule, ground
 from assistant.grounding.rules import question_coverage
 from assistant.grounding.features import Text
-from assistant.judge_training.word_rarity_build import main as build_main, rarity_table
+from research.judge_training.word_rarity_build import main as build_main, rarity_table
 from models.errors import AssistantError, ModelError
 from models.judges.word_rarity import WordRarity, shipped_rarity
 

@@ -7,8 +7,8 @@ import math
 import pytest
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 
-from assistant.evaluation.datasets import QAExample
-from assistant.evaluation.results import make_record
+from index_builder.datasets import QAExample
+from research.evaluation.results import make_record
 from assistant.events.core import Answer
 from assistant.runner import run_question
 from assistant.presentation.step_text import StepNarrator, resolved_phrase

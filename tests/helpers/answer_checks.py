@@ -2,8 +2,8 @@
 a run: the check's step, the lines the trace prints, and the eval record."""
 from __future__ import annotations
 
-from assistant.evaluation.datasets import QAExample
-from assistant.evaluation.results import make_record
+from index_builder.datasets import QAExample
+from research.evaluation.results import make_record
 from assistant.presentation.step_text import StepNarrator
 
 

@@ -2,8 +2,9 @@
 rules it must keep: imports point down the layers, and no modules import each other in a circle.
 
 Layers, top to bottom: tests (tests/) -> lab (lab/, benchmarks/: tooling that measures the
-product, never imported by it) -> ui (assistant/cli/, assistant/server/, assistant/mcp_server/, `python -m assistant`,
-tui/) -> core (the
+product, never imported by it) -> ui (assistant/cli/, assistant/server/, assistant/mcp_server/,
+assistant/presentation/ (how steps are worded for people), `python -m assistant`, tui/) -> research
+(research/: evaluation and training the judges, which the answer path never loads) -> core (the
 rest of assistant/) -> indexing (index_builder/) -> models (models/). Imports inside functions
 count too: a lazy import is still a dependency. scripts/ (install.sh) is not walked.
 """
@@ -12,12 +13,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGES = ("assistant", "tui", "index_builder", "models", "lab", "benchmarks", "tests")
+PACKAGES = ("assistant", "tui", "research", "index_builder", "models", "lab", "benchmarks", "tests")
 # Folders whose files run as scripts or test modules: their folder (and tests/, which conftest
 # puts on sys.path) is on sys.path, so `from bench_support import x` or `from fakes import x`
 # names a file there. A bare name that resolves to tests/ from elsewhere is an import of tests.
 SCRIPT_FOLDERS = ("lab", "benchmarks", "tests")
-LAYERS = {"tests": 5, "lab": 4, "ui": 3, "core": 2, "indexing": 1, "models": 0}
+LAYERS = {"tests": 6, "lab": 5, "ui": 4, "research": 3, "core": 2, "indexing": 1, "models": 0}
+UI_PACKAGES = ("assistant.cli", "assistant.server", "assistant.mcp_server", "assistant.presentation")
 
 
 def layer_of(module: str) -> str:
@@ -26,10 +28,10 @@ def layer_of(module: str) -> str:
         return "tests"
     if top in ("lab", "benchmarks"):
         return "lab"
-    if module in ("assistant.cli", "assistant.server", "assistant.mcp_server", "assistant.__main__") or module.startswith(
-            ("assistant.cli.", "assistant.server.", "assistant.mcp_server.", "tui")):
+    if module in (*UI_PACKAGES, "assistant.__main__") or module.startswith(
+            (*(package + "." for package in UI_PACKAGES), "tui")):
         return "ui"
-    return {"assistant": "core", "index_builder": "indexing", "models": "models"}[top]
+    return {"assistant": "core", "research": "research", "index_builder": "indexing", "models": "models"}[top]
 
 
 def module_files(root: Path) -> dict[str, Path]:
@@ -141,14 +143,13 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(circles)
 
 
-# What only the core's services may use (assistant/service.py for questions and the index,
-# assistant/services/judges.py for training judges): a front end that imported one of these would
+# What only the services may use (assistant/service.py for questions and the index,
+# research/judge_service.py for training judges): a front end that imported one of these would
 # be opening the index, taking its lock, picking an indexer, loading a question's models or
 # training a judge itself, a second implementation beside the service's. All of index_builder
 # is behind the service (it re-exports the few names a front end shows: safe_name, the
 # passage-file suffixes, the progress and stop-check types).
-SERVICE_ONLY = ("index_builder", "assistant.judge_training", "assistant.evaluation.corpus", "assistant.runner",
-                "assistant.retrieval.retriever")
+SERVICE_ONLY = ("index_builder", "research.judge_training", "assistant.runner", "assistant.retrieval.retriever")
 
 
 def _behind_the_service(target: str) -> bool:
@@ -162,16 +163,16 @@ def service_bypasses(graph: dict[str, set[str]]) -> list[str]:
 
 
 # Inside the core, imports point down too: the services (the API under the front ends) on top,
-# then evaluation and judge training (tools that run questions), the runner, the strategies, and
-# below them the steps every strategy shares (answer generation, the missing hop, reranking,
-# prompts, events). A step that imported a strategy, or a strategy that imported evaluation,
-# would tie the pipeline to what is built on it.
-CORE_LEVELS = (("assistant.service", "assistant.services", "assistant.conversation.chat"), ("assistant.evaluation", "assistant.judge_training"),
-               ("assistant.runner",), ("assistant.strategies",))
+# then the runner, the strategies, and below them the steps every strategy shares (answer
+# generation, the missing hop, reranking, prompts, events). A step that imported a strategy, or
+# a strategy that imported the runner, would tie the pipeline to what is built on it.
+# (Evaluation and judge training sit above the whole core, in research/.)
+CORE_LEVELS = (("assistant.service", "assistant.services", "assistant.conversation.chat"), ("assistant.runner",),
+               ("assistant.strategies", "assistant.profiles"))
 
 
 def core_level(module: str) -> int:
-    """4 for the service ... 1 for the strategies, 0 for the shared steps."""
+    """3 for the service ... 1 for the strategies and their profiles, 0 for the shared steps."""
     for rank, prefixes in zip(range(len(CORE_LEVELS), 0, -1), CORE_LEVELS):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return rank
@@ -189,7 +190,7 @@ def core_upward_imports(graph: dict[str, set[str]]) -> list[str]:
 LIBRARY_OWNERS = {"typer": "assistant.cli", "textual": "tui", "fastapi": "assistant.server",
                   "starlette": "assistant.server", "uvicorn": "assistant.server", "h11": "assistant.server",
                   "mcp": "assistant.mcp_server"}
-PRODUCT = ("assistant", "tui", "index_builder", "models")
+PRODUCT = ("assistant", "tui", "research", "index_builder", "models")
 
 
 def foreign_library_imports(root: Path, owners: dict[str, str] = LIBRARY_OWNERS) -> list[str]:

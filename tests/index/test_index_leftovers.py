@@ -14,7 +14,7 @@ import pytest
 
 from index_builder import pipeline
 from index_builder.chunking import Chunk
-from assistant.evaluation.corpus import build_dataset_corpus
+from index_builder.dataset_corpus import build_dataset_corpus
 from index_builder.documents import Document
 from index_builder.folder import index_folder
 from index_builder.pipeline import passage_row

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.evaluation.datasets import load_dataset
-from assistant.evaluation.question_set import QuestionSet, questions_in, without
+from index_builder.datasets import load_dataset
+from research.evaluation.question_set import QuestionSet, questions_in, without
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared/data is not beside the checkout")

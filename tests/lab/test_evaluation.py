@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.evaluation import metrics
-from assistant.evaluation.datasets import YES_NO, load_dataset
-from assistant.evaluation.harness import RunPlan, run_strategy, split_specs
-from assistant.evaluation.report import em_wins_losses, markdown_report, percentile
-from assistant.evaluation.results import ResultsFile
+from research.evaluation import metrics
+from index_builder.datasets import YES_NO, load_dataset
+from research.evaluation.harness import RunPlan, run_strategy, split_specs
+from research.evaluation.report import em_wins_losses, markdown_report, percentile
+from research.evaluation.results import ResultsFile
 from models.config import Settings
 from models.errors import AssistantError
 

@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from assistant.evaluation.datasets import Paragraph, QAExample
-from assistant.judge_training import grounding_train
-from assistant.judge_training.grounding_read_sets import is_drop_support, read_set_rows
-from assistant.judge_training.relevance_data import Question
+from index_builder.datasets import Paragraph, QAExample
+from research.judge_training import grounding_train
+from research.judge_training.grounding_read_sets import is_drop_support, read_set_rows
+from research.judge_training.relevance_data import Question
 from models.errors import AssistantError
 
 OTTER = Paragraph("Project Otter", "Project Otter films kelp forests. Project Otter is led by Tomas Lindqvist.", True)

@@ -4,7 +4,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from assistant.evaluation.personal_set import load_personal
+from research.evaluation.personal_set import load_personal
 from lab import personal_eval
 from lab.personal_docs import build_folder, dev_check
 from lab.personal_docs.dev_sources import DEV_ITEMS

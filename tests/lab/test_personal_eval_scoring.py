@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from assistant.evaluation.personal_set import PersonalQuestion, load_personal
+from research.evaluation.personal_set import PersonalQuestion, load_personal
 from lab import personal_eval
 from lab.personal_scoring import alias_in, honest, presented_supported, row, rows, score
 from models.errors import AssistantError

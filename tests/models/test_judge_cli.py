@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.judge_training.data import read_examples
+from research.judge_training.data import read_examples
 from models.judges.t5_onnx import DECODER
 
 from lab.fixtures import t5_tiny

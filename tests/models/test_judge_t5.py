@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from assistant.judge_training.calibrate import best_threshold
-from assistant.judge_training.data import read_examples, split_held_out
-from assistant.judge_training.export import export_judge, quantize_judge
+from research.judge_training.calibrate import best_threshold
+from research.judge_training.data import read_examples, split_held_out
+from research.judge_training.export import export_judge, quantize_judge
 from models.judges import t5_device
 from models.judges import t5_format as fmt
 from models.errors import AssistantError, ModelError

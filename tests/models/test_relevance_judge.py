@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.evaluation.datasets import QAExample, load_dataset
-from assistant.judge_training.relevance_data import (QuestionSet, check_data_dir, report_questions,
+from index_builder.datasets import QAExample, load_dataset
+from research.judge_training.relevance_data import (QuestionSet, check_data_dir, report_questions,
                                                      reserved_examples, training_questions)
-from assistant.judge_training.relevance_metrics import best_threshold
-from assistant.judge_training.relevance_pairs import RelevancePair
+from research.judge_training.relevance_metrics import best_threshold
+from research.judge_training.relevance_pairs import RelevancePair
 from models.errors import AssistantError, ModelError
 from models.judges.relevance import MODEL_FILE, SETTINGS_FILE, RelevanceJudge, passage_text, shipped_judge_path
 
@@ -72,7 +72,7 @@ TINY = [
 
 
 def test_training_on_a_tiny_set_moves_the_verdicts(tmp_path):
-    from assistant.judge_training.relevance_train import (TrainSettings, base_model_path, fine_tune, load_encoder,
+    from research.judge_training.relevance_train import (TrainSettings, base_model_path, fine_tune, load_encoder,
                                                           torch_cosines)
 
     pairs = [RelevancePair(str(i), q, p, label, "t") for i, (q, pos, neg) in enumerate(TINY)

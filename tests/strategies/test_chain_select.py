@@ -6,7 +6,7 @@ import math
 import pytest
 
 from assistant.retrieval.chain_select import CHAIN_FEATURES, ChainCandidate, ChainView, HopSearches, select_chain
-from assistant.judge_training.chain_fit import run_plain
+from research.judge_training.chain_fit import run_plain
 from models.errors import ModelError
 from models.judges.chain_scorer import ChainScorer
 

@@ -4,8 +4,8 @@ import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.context import Result
-from assistant.evaluation.datasets import QAExample
-from assistant.evaluation.results import make_record
+from index_builder.datasets import QAExample
+from research.evaluation.results import make_record
 from assistant.events.event_json import event_from_dict
 from assistant.events.core import (Answer, Decomposed, Detail, Passage, Relevance, Retrieved, SelfKnowledge, SubQuestion)
 from assistant.answering.hops import bridged_query, fill_references

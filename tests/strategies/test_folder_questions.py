@@ -19,6 +19,7 @@ from assistant.runner import run_question
 from assistant.strategies.base import Strategy
 from index_builder.folder import index_folder
 from index_builder.store import IndexStore
+from research.evaluation.support import SupportHidden
 
 from helpers.fakes import FakeReader, FakeRetriever, make_context
 from helpers.hash_embedder import HashEmbedder, write
@@ -226,8 +227,7 @@ def test_a_topic_of_stop_words_only_is_found_as_written(folder_index):
 def test_a_hidden_passage_takes_its_file_out_of_the_answer(folder_index):
     events = list(run_question("Which of my files mention tar?", FolderFirst(), make_context(
         reader=FakeReader(), retriever=folder_index)))
-    ctx = make_context(retriever=folder_index)
-    ctx.hidden = lambda p: p.path == "a.txt"
+    ctx = make_context(retriever=SupportHidden(folder_index, lambda p: p.path == "a.txt"))  # eval --drop-support's
     hidden = list(run_question("Which of my files mention tar?", FolderFirst(), ctx))
     assert [p.path for p in events[-1].citations] == ["a.txt", "notes/backup.md"]
     assert [p.path for p in hidden[-1].citations] == ["notes/backup.md"]

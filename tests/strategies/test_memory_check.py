@@ -7,6 +7,7 @@ from assistant.events.core import Answer, Passage
 from assistant.grounding.verdict import MEMORY, MEMORY_AGREES, SUPPORTED, ground
 from assistant.runner import run_question
 from assistant.strategies import make_strategy
+from research.evaluation.support import SupportHidden
 
 QUESTION = "Who leads Project Otter?"
 OTTER = "Project Otter films kelp forests along the coast. Project Otter is led by Tomas Lindqvist."
@@ -45,10 +46,10 @@ def test_a_memory_answer_the_documents_do_not_back_stays_labelled_from_memory():
 
 
 def test_the_support_hidden_leaves_a_memory_answer_uncited():
+    corpus = TitledRetriever({"Project_Otter": OTTER, "Project_Heron": HERON})
+    hidden = SupportHidden(corpus, lambda passage: passage.id == "Project_Otter")  # as `eval --drop-support` does
     ctx = make_context(reader=FakeReader(lambda prompt: "Tomas Lindqvist", prob=0.9),
-                       judge=FakeJudge(knows=lambda q: True),
-                       retriever=TitledRetriever({"Project_Otter": OTTER, "Project_Heron": HERON}))
-    ctx.hidden = lambda passage: passage.id == "Project_Otter"  # as `eval --drop-support` hides support
+                       judge=FakeJudge(knows=lambda q: True), retriever=hidden)
     answer = list(run_question(QUESTION, "default:refine=false", ctx))[-1]
     assert answer.grounding == MEMORY and answer.citations == [] and answer.passages_read == ["Project_Heron"]
 
@@ -65,9 +66,10 @@ def test_without_the_check_a_memory_answer_is_never_looked_up():
 def test_the_labs_lookup_of_recorded_memory_answers_searches_as_the_pipeline_does():
     from lab.memory_lookup import searched
 
-    ctx = make_context(retriever=TitledRetriever({"Project_Otter": OTTER, "Project_Heron": HERON}))
+    corpus = TitledRetriever({"Project_Otter": OTTER, "Project_Heron": HERON})
+    ctx = make_context(retriever=corpus)
     assert [p.id for p in searched(ctx, QUESTION)] == ["Project_Otter", "Project_Heron"]
-    ctx.hidden = lambda passage: passage.id == "Project_Otter"
+    ctx.retriever = SupportHidden(corpus, lambda passage: passage.id == "Project_Otter")
     assert [p.id for p in searched(ctx, QUESTION)] == ["Project_Heron"] and ctx.retrievals == 2
 
 

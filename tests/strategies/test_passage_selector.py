@@ -10,8 +10,8 @@ import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.events.core import Relevance, Retrieved
-from assistant.judge_training.chain_fit import run_plain
-from assistant.judge_training.selector_fit import fit_gbm, gbm_json
+from research.judge_training.chain_fit import run_plain
+from research.judge_training.selector_fit import fit_gbm, gbm_json
 from assistant.retrieval.pool_features import FEATURES, PoolPassage, pool_features
 from assistant.retrieval.pool_select import merge_pool, search_order, selector_scores
 from assistant.runner import run_question
@@ -134,7 +134,7 @@ def test_judge_pool_runs_the_selector_with_its_expansion_searches(judge_copy):
 def test_training_on_tiny_pools_moves_the_bridge_up():
     """Synthetic pools: the second supporting passage is ranked 6th by the search but named by the
     first; after fitting, the selector's top 2 hold both for (nearly) every held-out question."""
-    from assistant.judge_training.selector_fit import LabelledPool, fit_two_stages
+    from research.judge_training.selector_fit import LabelledPool, fit_two_stages
 
     rng = np.random.default_rng(1)
     pools = []
@@ -176,7 +176,7 @@ def test_shipped_selector_puts_a_supporting_paragraph_first(name):
     supporting paragraphs among 20; the selector trained with expansion searches gets 1/5 here,
     the one trained without them got 2/5, and more on the report sets); one at chance would put
     one first for about 1 in 5 (1 in 8 for MuSiQue). Loaded offline from the shipped judge folder."""
-    from assistant.evaluation.datasets import load_dataset
+    from index_builder.datasets import load_dataset
     from models.judges.relevance import RelevanceJudge
 
     judge = RelevanceJudge(shipped_judge_path(), n_threads=1)
@@ -199,7 +199,7 @@ def test_sufficiency_cut_separates_complete_pools_from_short_ones():
     as sufficient and the short half as short."""
     from types import SimpleNamespace
 
-    from assistant.judge_training.selector_pipeline import choose_sufficiency
+    from research.judge_training.selector_pipeline import choose_sufficiency
 
     pools, scores = [], []
     for n in range(10):
@@ -229,8 +229,8 @@ def test_train_selector_searches_a_training_file(tmp_path):
     question, with a hash embedder: indexes the file's pooled corpus and returns its pool of 30."""
     import hashlib
 
-    from assistant.judge_training.relevance_data import training_questions
-    from assistant.judge_training.selector_pipeline import POOL, search_pools
+    from research.judge_training.relevance_data import training_questions
+    from research.judge_training.selector_pipeline import POOL, search_pools
 
     class HashEmbedder:
         model_id, dim = "hash:16", 16

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from ..evaluation.datasets import QAExample, load_dataset
+from index_builder.datasets import QAExample, load_dataset
 from ..evaluation.question_set import QuestionSet
 
 IRCOT_HOTPOTQA = "hotpotqa/hotpotqa_dev_distractor_500.ircot_format.jsonl"

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from models.judges import t5_format as fmt
 
-from ..answering import prompts
+from assistant.answering import prompts
 from .data import JudgeExample
 from .musique import rewrite_decomposition
 

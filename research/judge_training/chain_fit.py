@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..retrieval.chain_select import CHAIN_FEATURES, ChainCandidate, ChainView, HopSearches, hop_query, select_chain
+from assistant.retrieval.chain_select import CHAIN_FEATURES, ChainCandidate, ChainView, HopSearches, hop_query, select_chain
 from .selector_fit import fit_gbm, fold_of, gbm_json
 
 MAX_HOPS = 4

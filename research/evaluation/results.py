@@ -12,11 +12,11 @@ from typing import Iterable
 
 from models.errors import AssistantError
 
-from ..checks import CHECKS
-from ..events.details import AnswerReread, RefeedDecision
-from ..events.core import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
+from assistant.checks import CHECKS
+from assistant.events.details import AnswerReread, RefeedDecision
+from assistant.events.core import Answer, Decomposed, Detail, Draft, Event, Note, Relevance, Retrieved, SelfKnowledge, SubAnswer
 from . import metrics
-from .datasets import QAExample
+from index_builder.datasets import QAExample
 from .support import citation_record
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from ..answering.answer_norm import squad_normalize  # shared with the strategies that vote on answers
+from assistant.answering.answer_norm import squad_normalize  # shared with the strategies that vote on answers
 
 
 def exact_match(prediction: str, golds: Sequence[str]) -> float:

@@ -19,8 +19,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..grounding.citations import text_for_matching
-from ..grounding.features import Text, encoder_pair
+from assistant.grounding.citations import text_for_matching
+from assistant.grounding.features import Text, encoder_pair
 from .relevance_data import Question
 from .relevance_pairs import RelevancePair
 

@@ -5,7 +5,7 @@ files, less every report and reserved question) counts once; a word's count is t
 paragraphs holding it, words as assistant/grounding_features.words writes them. Words seen once are
 left out (the table then weighs them as rare as unseen words): a much smaller table.
 
-    python -m assistant.judge_training.word_rarity_build --data ../shared/data [--out PATH]
+    python -m research.judge_training.word_rarity_build --data ../shared/data [--out PATH]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Iterable
 from models.errors import AssistantError
 from models.judges.word_rarity import WordRarity, shipped_rarity_path
 
-from ..grounding.features import stemmed_words
+from assistant.grounding.features import stemmed_words
 from .relevance_data import check_data_dir, training_questions
 
 MIN_COUNT = 2

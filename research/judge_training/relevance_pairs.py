@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 from index_builder.dataset_corpus import PooledParagraph
 from models.judges.relevance import passage_text
 
-from ..evaluation.datasets import QAExample
+from index_builder.datasets import QAExample
 from .relevance_data import Question
 
 POSITIVE, DISTRACTOR, HARD = "support", "distractor", "hard"
@@ -62,10 +62,10 @@ def excluded_keys(examples: Iterable[QAExample]) -> set[str]:
 def search_pools(questions: list[Question], data_dir: Path, shared_data: Path, embedder, depth: int,
                  on_progress: Callable[[str], None] | None = None) -> dict[str, list[PoolPassage]]:
     """Hybrid top-`depth` over each question's file's pooled corpus (indexes built once, reused)."""
-    from assistant.evaluation.corpus import build_dataset_corpus
+    from index_builder.dataset_corpus import build_dataset_corpus
     from index_builder.store import IndexStore
 
-    from ..retrieval.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
 
     pools: dict[str, list[PoolPassage]] = {}
     for name in sorted({q.file for q in questions}):

@@ -14,7 +14,7 @@ then those sharing the most of the question's words, READ in all). Compared on t
 - trees + encoder: the trees with the encoder's score and its gap to the best passage as features.
 The chosen model is then refitted on the trees' and held-out questions (the encoder saw neither).
 
-    python -m assistant.judge_training.grounding_encoder_fit --data ../shared/data
+    python -m research.judge_training.grounding_encoder_fit --data ../shared/data
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..grounding.features import ENCODER_FEATURES, Text, encoder_columns, encoder_pair
+from assistant.grounding.features import ENCODER_FEATURES, Text, encoder_columns, encoder_pair
 from .grounding_encoder_train import ENCODER_FOLDER, three_way
 from .grounding_train import TARGET_PRECISION, ClaimSet, build, measure, out_of_fold, set_rows, threshold_for
 from .relevance_data import check_data_dir, training_questions

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from ..grounding.citations import text_for_matching
+from assistant.grounding.citations import text_for_matching
 from ..evaluation.support import support_hider
-from ..events.core import Passage
-from ..grounding.features import Text, claim_rows
+from assistant.events.core import Passage
+from assistant.grounding.features import Text, claim_rows
 from .relevance_data import Question
 
 RIGHT_F1, WRONG_F1 = 0.8, 0.3  # the reader's answer as a claim only when clearly right or clearly wrong

@@ -10,7 +10,7 @@ Groups: grounding_pairs (a supporting paragraph against the bridge, a planted pa
 claim and a distractor); loss and head as the relevance judge's (relevance_train: listwise softmax
 over segment cosines), so the runtime is models.judges.relevance's.
 
-    python -m assistant.judge_training.grounding_encoder_train --data ../shared/data
+    python -m research.judge_training.grounding_encoder_train --data ../shared/data
 """
 from __future__ import annotations
 

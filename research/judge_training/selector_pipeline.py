@@ -20,8 +20,8 @@ from models.errors import AssistantError
 from models.judges.passage_selector import SELECTOR_FILE
 from models.judges.relevance import SETTINGS_FILE, check_folder
 
-from ..retrieval.pool_features import FEATURES, PoolPassage, pool_features
-from ..retrieval.pool_select import expansion_queries, merge_pool, search_order
+from assistant.retrieval.pool_features import FEATURES, PoolPassage, pool_features
+from assistant.retrieval.pool_select import expansion_queries, merge_pool, search_order
 from .relevance_data import check_data_dir, training_questions
 from .relevance_metrics import all_found
 from .relevance_pairs import key_of_path, supporting_keys
@@ -45,11 +45,11 @@ def search_pools(questions, shared_data: Path, data_dir: Path, embedder, expansi
     """Question id -> its merged pool (the search's, then the expansion searches' new passages),
     as plain records. With `cache`, pools already there are reused and new ones are added to it
     after each file (searching is the slow part; fitting takes seconds)."""
-    from ..evaluation.corpus import build_dataset_corpus
+    from index_builder.dataset_corpus import build_dataset_corpus
     from models.errors import IndexBusy
     from index_builder.store import IndexStore
 
-    from ..retrieval.retriever import HybridRetriever
+    from assistant.retrieval.retriever import HybridRetriever
 
     found_pools: dict[str, list[dict]] = {}
     if cache and Path(cache).is_file():

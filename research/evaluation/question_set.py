@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from .datasets import QAExample, load_dataset
+from index_builder.datasets import QAExample, load_dataset
 from .metrics import squad_normalize
 
 

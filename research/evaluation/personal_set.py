@@ -14,7 +14,7 @@ from pathlib import Path
 
 from models.errors import AssistantError
 
-from .datasets import QAExample
+from index_builder.datasets import QAExample
 
 KINDS = ("one_fact", "two_facts", "two_files", "folder", "unanswerable")
 SPLITS = ("tune", "report", "dev")  # dev: lab/personal_docs/dev_questions.jsonl, its own folder

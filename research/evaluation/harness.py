@@ -15,13 +15,13 @@ from typing import Callable, Sequence
 from models.config import Settings
 from models.errors import AssistantError, NoIndex
 
-from ..runner import build_context, run_question
-from ..strategies import STRATEGIES, make_strategy
-from ..strategies.base import Strategy
-from .datasets import QAExample
+from assistant.runner import build_context, run_question
+from assistant.strategies import STRATEGIES, make_strategy
+from assistant.strategies.base import Strategy
+from index_builder.datasets import QAExample
 from .report import Summary, summarize
 from .results import ResultsFile, error_record, make_record, peak_rss_mb
-from .support import support_hider
+from .support import hiding_support
 
 # Called after each question: (strategy spec, questions done, total, last record).
 OnQuestion = Callable[[str, int, int, dict], None]
@@ -117,9 +117,10 @@ def run_strategy(spec: str, examples: Sequence[QAExample], plan: RunPlan,
     done = len(examples) - len(todo)
     if todo:
         ctx = context_factory(plan.settings, strategy)
+        searched = ctx.retriever
         for example in todo:
             started = time.perf_counter()
-            ctx.hidden = support_hider(example) if plan.drop_support else None
+            ctx.retriever = hiding_support(searched, example) if plan.drop_support else searched
             try:
                 events = list(run_question(example.question, strategy, ctx))
                 record = make_record(example, events, peak_rss_mb())

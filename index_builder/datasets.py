@@ -52,6 +52,10 @@ class DatasetFile:
         more = f"; and {len(self.skipped) - named} more" if len(self.skipped) > named else ""
         return f"{len(self.skipped)} records of {name} skipped: {listed}{more}"
 
+    def has_paragraphs(self) -> bool:
+        """Whether any question carries paragraphs (a corpus to index)."""
+        return any(e.paragraphs for e in self.examples)
+
 
 class BadRecord(ValueError):
     """One record cannot be used; the rest of the file still can."""
@@ -306,6 +310,3 @@ _FORMATS: list[tuple[Callable[[dict], bool], Callable[[dict], QAExample]]] = [
     (lambda r: "question" in r and ("answers" in r or "answer" in r), _plain),
 ]
 
-
-def has_paragraphs(examples: Iterable[QAExample]) -> bool:
-    return any(e.paragraphs for e in examples)

@@ -11,7 +11,7 @@ reserved questions never enter). For each question, with its gold answer as the 
 A fifth of the questions (by a hash of their id) is held out and only measured; thresholds are set
 on the others' out-of-fold scores; the shipped trees are then fitted on every training question.
 
-    python -m assistant.judge_training.grounding_train --data ../shared/data [--models claim]
+    python -m research.judge_training.grounding_train --data ../shared/data [--models claim]
         [--read-sets lab/results/tune_*/default__*.jsonl]   (claim rows from recorded runs: grounding_read_sets)
 """
 from __future__ import annotations
@@ -27,8 +27,8 @@ import numpy as np
 
 from models.errors import AssistantError
 
-from ..grounding.citations import text_for_matching
-from ..grounding.features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, name_words
+from assistant.grounding.citations import text_for_matching
+from assistant.grounding.features import CLAIM_FEATURES, HOP_FEATURES, Text, claim_rows, hop_rows, name_words
 from .grounding_read_sets import read_set_rows
 from .relevance_data import check_data_dir, split_held_out, training_questions
 from .selector_fit import FOLDS, fit_gbm, fold_of, gbm_json
@@ -211,7 +211,7 @@ def train(data_dir: Path, out: Path, seed: int = 0, read_sets=(), models=("claim
     rows = read_sets_rows(read_sets, questions)
     add_read_sets(fit, rows, train_q)
     add_read_sets(held, rows, held_q)
-    spec = {"made_by": "assistant.judge_training.grounding_train", "seed": seed,
+    spec = {"made_by": "research.judge_training.grounding_train", "seed": seed,
             "questions": {"train": len(train_q), "held_out": len(held_q)},
             "read_sets": ["/".join(Path(r).parts[-2:]) for r in read_sets], "models": dict(kept)}
     for name, features in (("claim", CLAIM_FEATURES), ("hop", HOP_FEATURES)):

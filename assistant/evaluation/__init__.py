@@ -1,1 +1,0 @@
-"""Evaluation: datasets, metrics, the runner of strategies over a dataset, reports."""
