@@ -187,7 +187,6 @@ def add_dataset(settings: Settings, dataset: Path, on_progress: ProgressCallback
     return build_dataset_corpus(dataset, settings.data_dir, embedder, on_progress=on_progress)
 
 
-
 def read_dataset(dataset: Path, limit: int | None = None):
     """A QA dataset file's usable questions (the first `limit`) and the records skipped, each with
     its reason (index_builder.datasets.DatasetFile): what `eval`, `judge distill` and

@@ -95,7 +95,7 @@ class Settings:
     judge: JudgeKind = field(default="reader", metadata=_one_of(*JUDGE_KINDS))  # prompted reader or ONNX T5
     judge_path: Path | None = None  # ONNX T5 folder when judge == "t5"
     # Who judges passage relevance: the trained judge that ships with the package (its passage
-    # selector ranks a wide pool: models/relevance_judge.py), or `judge` above (the prompted
+    # selector ranks a wide pool: models/judges/relevance.py), or `judge` above (the prompted
     # reader or the T5, yes/no per passage, which dropped answer-bearing passages: EVALUATION.md).
     relevance_judge: RelevanceJudgeKind = field(default="trained", metadata=_one_of(*RELEVANCE_JUDGE_KINDS))
     relevance_judge_path: Path | None = None  # a trained judge folder; default: the shipped one

@@ -12,7 +12,7 @@ supported: it is labelled "not in your documents" with the closest passages show
 whose cited passages, together, leave most of the question out (`coverage`): each sentence can be
 backed by a passage about something else that shares its words (the question's words weigh their
 rarity). What the cited passages must hold together, and which pages a sentence rests on, are the
-rules in grounding_rules.py. An answer from the reader's memory is checked the same against the
+rules in rules.py. An answer from the reader's memory is checked the same against the
 search made for it (the `memory_check` option): backed, it cites; else it is labelled as from memory.
 """
 from __future__ import annotations

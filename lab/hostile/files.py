@@ -1,4 +1,4 @@
-"""Hostile files for scripts/hostile_sweep.py: odd names, damaged and oversized documents,
+"""Hostile files for lab/hostile/sweep.py: odd names, damaged and oversized documents,
 zip bombs, special files and links. Everything is generated (small, seeded), nothing downloaded.
 
 Each maker returns the bytes of one file; `HostileFile` says what a careful indexer should do

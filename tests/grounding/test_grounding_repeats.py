@@ -1,4 +1,4 @@
-"""A page that repeats what the other cited pages hold is not cited (grounding_rules.needed): the sibling
+"""A page that repeats what the other cited pages hold is not cited (grounding/rules.py: needed): the sibling
 page beside the one holding the claim; a page the question names is kept."""
 from dataclasses import replace
 

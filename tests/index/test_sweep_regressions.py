@@ -1,4 +1,4 @@
-"""Failures found by the hostile sweep (scripts/hostile_sweep.py, issue 13), one test each."""
+"""Failures found by the hostile sweep (lab/hostile/sweep.py, issue 13), one test each."""
 from __future__ import annotations
 
 from pathlib import Path
