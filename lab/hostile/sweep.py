@@ -32,6 +32,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve
 
 import cases_cli  # noqa: E402  (the case modules sit beside this file)
 import cases_collections  # noqa: E402
+import cases_damage  # noqa: E402
 import cases_index  # noqa: E402
 import cases_serve  # noqa: E402
 import cases_threads  # noqa: E402
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown groups: {', '.join(sorted(unknown))}")
 
     runners = {**cases_index.GROUPS, **cases_cli.GROUPS, **interrupts.GROUPS, **injection.GROUPS, **trial.GROUPS,
-               **cases_threads.GROUPS, **cases_collections.GROUPS, **cases_serve.GROUPS}
+               **cases_threads.GROUPS, **cases_collections.GROUPS, **cases_serve.GROUPS, **cases_damage.GROUPS}
     root = Path(tempfile.mkdtemp(prefix="hostile-sweep-"))
     sweep = Sweep(root, options.verbose)
     sweep.options = options

@@ -26,7 +26,8 @@ MAX_ERROR_CHARS = 600  # an error line longer than this buries what to do (paths
 GROUPS = ["names", "contents", "special", "perms", "config", "options", "questions", "eval", "damaged",
           "concurrency", "nesting", "interrupts", "injection",
           "files", "trial-options", "sigint", "repair", "diskfull", "trial-injection",  # issue 34: trial.py
-          "threads", "collections", "serve"]  # issue 54: cases_threads.py, cases_collections.py, cases_serve.py
+          "threads", "collections", "serve",  # issue 54: cases_threads.py, cases_collections.py, cases_serve.py
+          "damage"]  # issue 65: cases_damage.py
 
 
 @dataclass
@@ -152,10 +153,11 @@ class Sweep:
             print(f"    [{result.seconds:5.1f}s rc={rc}] {result.command()} -> {result.last_line()}", flush=True)
         return result
 
-    def popen(self, *args, env: dict | None = None, nobody: bool = False) -> subprocess.Popen:
+    def popen(self, *args, env: dict | None = None, nobody: bool = False, stdin: bool = False) -> subprocess.Popen:
+        """`stdin`: a pipe the caller writes to (`proc.stdin`), else nothing to read."""
         return subprocess.Popen(self._argv(args, nobody), env=self._env(env, nobody), cwd=self.root,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, start_new_session=True)
 
     def finish(self, proc: subprocess.Popen, args: list, started: float, timeout: float = 300) -> Result:
         try:
