@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..events.core import Answer
+from ..answering.quoting import shown_label
+from ..events.core import Answer, Passage
 
 MEANINGS = {"supported": "the cited passages support the answer",
             "pieced together": "the cited pages were found, but none states this answer: a pick or a chain's last step",
@@ -34,11 +35,19 @@ def sources_trailer(answer: Answer) -> str:
     that carries the label, or the label's own line and the closest passages."""
     if answer.citations:
         heading = SOURCES_HEADINGS.get(answer.grounding, "Sources:")
-        return f"\n\n{heading}" + "".join(f"\n[{n}] {p.citation_label()}" for n, p in enumerate(answer.citations, 1))
-    out = f"\n\n{UNSOURCED_LINES[answer.grounding]}" if answer.grounding in UNSOURCED_LINES else ""
+        return f"\n\n{heading}" + "".join(f"\n[{n}] {place(p)}" for n, p in enumerate(answer.citations, 1))
+    said = answer.text.lower().startswith(answer.grounding)  # "Not in your documents: ..." already
+    out = f"\n\n{UNSOURCED_LINES[answer.grounding]}" if answer.grounding in UNSOURCED_LINES and not said else ""
     if answer.closest:
-        out += f"\n\n{CLOSEST_HEADING}" + "".join(f"\n- {p.citation_label()}" for p in answer.closest)
+        out += f"\n\n{CLOSEST_HEADING}" + "".join(f"\n- {place(p)}" for p in answer.closest)
     return out
+
+
+def place(passage: Passage) -> str:
+    """Where a person finds the passage: its file (and page), and its section when it has one,
+    so that three passages of one file are told apart."""
+    label = shown_label(passage.citation_label())  # one line, bounded: the index's metadata, quoted
+    return f"{label} § {shown_label(passage.section, 60)}" if passage.section else label
 
 
 def without_trailer(text: str) -> str:

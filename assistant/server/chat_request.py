@@ -48,6 +48,12 @@ class StreamOptions(BaseModel):
 NO_OP_FIELDS = ("user", "metadata", "store", "safety_identifier", "prompt_cache_key", "prompt_cache_retention",
                 "service_tier", "parallel_tool_calls")
 EXTENSIONS = ("thread", "collection")
+# What Open WebUI keeps of its own chat in the body (some versions pass these on to the model's
+# server): its chat and message ids, attached files and tools it has already handled itself.
+# Accepted, no effect, so that it can talk to this server at all.
+FRONT_END_FIELDS = frozenset({"chat_id", "id", "session_id", "parent_id", "parent_message", "variables", "features",
+                              "files", "tool_ids", "tool_servers", "background_tasks", "model_item", "filter_ids",
+                              "params"})
 
 
 class ChatRequest(BaseModel):
@@ -119,7 +125,7 @@ def refuse_unsupported(body: ChatRequest) -> None:
     def no(param: str, message: str) -> ApiError:
         return ApiError(400, message, "unsupported_parameter", param=param)
 
-    unknown = next(iter(body.model_extra or {}), None)
+    unknown = next((name for name in body.model_extra or {} if name not in FRONT_END_FIELDS), None)
     if unknown is not None:
         raise ApiError(400, f"unknown field {unknown!r}: not one of OpenAI's chat-completions fields nor this "
                             f"server's extensions ({', '.join(EXTENSIONS)}); remove it", "unknown_parameter",

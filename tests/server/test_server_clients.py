@@ -101,6 +101,12 @@ def test_openais_bookkeeping_fields_are_accepted(url):
     assert post(url, {"model": "rag", "messages": ASK, "user": 5}).json()["error"]["param"] == "user"  # typed still
 
 
+def test_open_webuis_own_fields_are_accepted(url):
+    body = {"model": "rag", "messages": ASK, "stream": False, "chat_id": "c1", "id": "m1", "session_id": "s1",
+            "variables": {"{{USER_NAME}}": "Ana"}, "features": {"web_search": False}, "files": [], "params": {}}
+    assert post(url, body).json()["choices"][0]["message"]["content"].startswith("Dr. Ada Lane")
+
+
 # -- the label in the text -------------------------------------------------------------------------------
 
 PASSAGE = Passage(id="p1", title="clinic", text="The Harbor Clinic was founded by Dr. Ada Lane.", path="clinic.md")
@@ -114,10 +120,19 @@ def test_the_sources_heading_carries_the_label(grounding, said):
     assert trailer.startswith(f"\n\n{said}") and trailer.endswith("[1] clinic.md")
 
 
-def test_an_unsupported_answer_says_so_and_shows_the_closest():
+def test_an_unsupported_answer_says_so_once_and_shows_the_closest():
     trailer = sources_trailer(Answer(text="1990", grounding="not in your documents", closest=[PASSAGE]))
     assert "Not in your documents" in trailer and "- clinic.md" in trailer
     assert "From memory" in sources_trailer(Answer(text="Paris", grounding="from memory"))
+    said = sources_trailer(Answer(text="Not in your documents: the documents do not answer this.",
+                                  grounding="not in your documents", closest=[PASSAGE]))
+    assert "Not in your documents" not in said and said.startswith("\n\nClosest passages")
+
+
+def test_passages_of_one_file_are_told_apart_by_their_section():
+    parts = [Passage(id=f"p{n}", text="x", path="handbook.md", section=name) for n, name in enumerate(["Holidays", "Offices"])]
+    trailer = sources_trailer(Answer(text="30 days", citations=parts, grounding="supported"))
+    assert "[1] handbook.md § Holidays" in trailer and "[2] handbook.md § Offices" in trailer
 
 
 def test_an_earlier_answer_sent_back_loses_its_trailer():
