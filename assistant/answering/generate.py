@@ -11,9 +11,9 @@ from .answer_options import with_instructions
 from ..context import Result, RunContext
 from ..events.core import Draft, Event, Note, Passage, Token
 from .prompt_fit import PromptBuilder, fit_passages
+from .settings import ANSWERING
 
 StrategyRun = Generator[Event, None, Result]  # what a strategy (or a step of one) yields and returns
-ROOM_UNKNOWN = 8192  # a caller's answer without max_tokens from a reader that does not say its context
 
 
 # "Answer:", and the sentence frames small readers put around a short answer ("The answer to
@@ -44,7 +44,8 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
     wished = ctx.answer_options if depth == 0 else None  # the caller's wishes: the answer they read
     max_tokens, kwargs = ctx.settings.max_answer_tokens, {}
     if wished is not None:
-        max_tokens, kwargs = wished.tokens(getattr(ctx.reader, "n_ctx", None) or ROOM_UNKNOWN), wished.reader_kwargs
+        room = getattr(ctx.reader, "n_ctx", None) or ANSWERING.room_unknown
+        max_tokens, kwargs = wished.tokens(room), wished.reader_kwargs
         messages = _instructed(messages, wished.instructions)
     if callable(messages):
         fit = fit_passages(ctx.reader, messages, citations, max_tokens)

@@ -26,6 +26,8 @@ class AnsweringSettings(SettingsGroup):
         "a quoted title or heading is cut here: longer is body text posing as one"))
     max_label_chars: int = setting(80, bound=(1, 1000), why=(
         "characters of a title, heading or file name in the sources list shown to the user at most"))
+    room_unknown: int = setting(8192, bound=(16, 1_048_576), why=(
+        "the longest answer a caller who gives no max_tokens gets from a reader that does not say its context"))
     avg_prob_digits: int = setting(4, bound=(1, 17), why="digits a draft's mean token probability keeps in its event")
     bare_part_words: int = setting(3, bound=(0, 20), why=(
         "a second part with at most this many words of its own ('and what's the bug address?') names "
