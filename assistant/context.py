@@ -43,12 +43,14 @@ class RunContext:
     answer_options: AnswerOptions | None = None
     answer_finish: str = ""  # why the last top-level answer's generation ended: stop, length, loop
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _facts: dict = field(default_factory=dict)  # this question's facts, computed once (question_fact)
     _stats_at_start: ReaderStats | None = None
 
     def begin_question(self) -> None:
         """Reset the per-question counts (a context may serve many questions)."""
         self.retrievals = self.sub_questions = 0
         self.answer_finish = ""
+        self._facts.clear()
         self._stats_at_start = self.reader.stats.snapshot()
 
     def reader_usage(self) -> dict:
@@ -57,6 +59,13 @@ class RunContext:
         if self._stats_at_start is None:  # not begun (a strategy run on its own): every call counts
             self._stats_at_start = type(self.reader.stats)()
         return self.reader.stats.since(self._stats_at_start)
+
+    def question_fact(self, key, compute: Callable[[], object]):
+        """A fact about the question being answered (its subject, the files it names), computed the
+        first time a stage asks and kept until the next question begins."""
+        if key not in self._facts:
+            self._facts[key] = compute()
+        return self._facts[key]
 
     def step(self) -> int:
         return next(self._steps)

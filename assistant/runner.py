@@ -7,10 +7,8 @@ from typing import Iterator
 from models.config import Settings
 from models.errors import AssistantError, BudgetExceeded, NoIndex
 
-from .grounding.citations import attribute
 from .context import Result, RunContext
 from .events.core import Answer, Event, Note, Started
-from .answering.origin import PARTS, Origin
 from .answering.quoting import answer_text
 from .strategies import make_strategy
 from .strategies.base import Strategy
@@ -80,34 +78,12 @@ def run_question(question: str, strategy: Strategy | str | None, ctx: RunContext
               "prompt_tokens": usage["prompt_tokens"], "evaluated_tokens": usage["evaluated_tokens"],
               "completion_tokens": usage["completion_tokens"]}
     text = answer_text(result.text)  # without a sources block copied from a document
-    cited = _attribution(text, result, question, strategy, ctx.documents, ctx.retriever)  # what the answer rests on
+    # what the answer rests on: a stage that labelled it (a re-read, a folder answer) decided it already
+    cited = getattr(result, "attribution", None)
+    if cited is None:
+        cited = strategy.attribution(text, result, question, ctx)
     yield Answer(step=ctx.step(), question=question, text=text, citations=cited.cited,
                  resolved_by=result.resolved_by, counts=counts,
                  seconds=round(time.perf_counter() - started, 3), marked_text=cited.marked_text,
                  passages_read=[p.id for p in result.citations], grounding=cited.grounding,
                  closest=cited.closest, finish=ctx.answer_finish)
-
-
-def _attribution(text: str, result: Result, question: str, strategy: Strategy, documents: bool, retriever=None):
-    """The grounding check where the strategy asks for it (on a person's own files, the check made
-    for them, when the strategy takes it); else word-overlap attribution. An answer written from
-    the index's files brings its own (folder/answers.py)."""
-    written = getattr(result, "attribution", None)
-    if written is not None:
-        return written
-    if strategy.grounding is None:
-        return attribute(text, question, result.citations)
-    memory = result.resolved_by.startswith("self-knowledge")
-    if documents and strategy.grounds_documents:
-        from .grounding.documents import files_named, ground_documents, subject_of
-        from .retrieval.index_files import one_word_names_of
-
-        subject = subject_of(question, getattr(retriever, "passages_with", None))
-        named = files_named(question, one_word_names_of(retriever))
-        return ground_documents(text, question, result.citations, strategy.grounding.honest, from_memory=memory,
-                                subject=subject, parts=Origin.parse(result.resolved_by).source == PARTS, named=named)
-    from .grounding.pieced import label_pieced
-    from .grounding.verdict import ground
-
-    checked = ground(text, question, result.citations, strategy.grounding, from_memory=memory)
-    return label_pieced(checked, question, text, result.resolved_by)

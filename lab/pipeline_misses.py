@@ -6,7 +6,7 @@ The pipeline's searches and the selector are deterministic, so the passages its 
 are replayed from the results record: the first hop's kept passages, and, where it took the hop,
 each sub-question's search as it was made (the written sub-question with the earlier recorded
 sub-answers filled in), and the read set its record shows (hop_read: union: everything found
-ranked against the question, top UNION_READ; first: the first hop's top passages and each
+ranked against the question, top PAGES.union_read (assistant/profiles/settings.py); first: the first hop's top passages and each
 sub-question's). Each exact-match miss then gets one cause:
 - self-knowledge gate: answered closed-book (wrongly);
 - retrieval: some supporting paragraph was in no pool the pipeline searched;
@@ -32,7 +32,7 @@ from research.evaluation import metrics  # noqa: E402
 from assistant.answering.hops import add_new, bridged_query  # noqa: E402
 from assistant.answering.settings import ANSWERING  # noqa: E402
 from assistant.retrieval.rerank import Ranked, judge_pool, judge_union  # noqa: E402
-from assistant.strategies.default import FIRST_HOP_CARRIED, UNION_READ  # noqa: E402
+from assistant.profiles.settings import PAGES  # noqa: E402
 from research.judge_training.chain_fit import run_plain  # noqa: E402
 from research.judge_training.relevance_data import REPORT_FILES, check_data_dir, report_questions  # noqa: E402
 from research.judge_training.relevance_pairs import key_of_path, supporting_keys  # noqa: E402
@@ -78,7 +78,7 @@ class Replay:
         searches = [self.search(q) for q in sub_searches(record)]
         return run_plain(judge_union(self.ctx, question, self.ranked(question), searches))
 
-    def first_and_parts(self, question: str, record: dict, first: int | None = FIRST_HOP_CARRIED) -> list:
+    def first_and_parts(self, question: str, record: dict, first: int | None = PAGES.first_hop_carried) -> list:
         """The first hop's top `first` kept passages (None: all it kept), then each sub-question's
         new top ones (hop_read=first)."""
         carried: list = []
@@ -94,7 +94,7 @@ class Replay:
             return searched, {key_of_path(p.path) for p in ranked.kept}
         for query in sub_searches(record):  # each sub-question's pool, with its expansion searches
             searched |= {key_of_path(p.path) for p in self.ranked(query).pool}
-        read = self.union(question, record).pool[:UNION_READ] if hop_read == "union" else \
+        read = self.union(question, record).pool[:PAGES.union_read] if hop_read == "union" else \
             self.first_and_parts(question, record)
         return searched, {key_of_path(p.path) for p in read}
 

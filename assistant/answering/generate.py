@@ -9,7 +9,7 @@ from typing import Generator, Sequence
 
 from .answer_options import with_instructions
 from ..context import Result, RunContext
-from ..events.core import Draft, Event, Note, Passage, Token
+from ..events.core import Draft, Event, Note, Passage, Token, shown
 from .prompt_fit import PromptBuilder, fit_passages
 from .settings import ANSWERING
 
@@ -64,7 +64,7 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
         ctx.answer_finish = generation.finish
     text = clean_answer(generation.text, whole=bool(wished and wished.instructions))
     yield Draft(step=step, parent=parent, depth=depth, question=question, text=text, basis=basis,
-                citations=[p.id for p in citations], avg_prob=round(generation.avg_prob, 4))
+                citations=[p.id for p in citations], avg_prob=shown(generation.avg_prob))
     return Result(text=text, citations=list(citations), resolved_by=basis, avg_prob=generation.avg_prob)
 
 

@@ -10,6 +10,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+SHOWN_DIGITS = 4  # scores and probabilities in steps and records: enough to compare, short to read
+
+
+def shown(value: float) -> float:
+    """A score or probability as the steps carry it (rounded to SHOWN_DIGITS)."""
+    return round(value, SHOWN_DIGITS)
+
 
 @dataclass
 class Passage:

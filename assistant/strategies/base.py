@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..answering.generate import StrategyRun
+from ..context import Result, RunContext
+from ..grounding.citations import Attribution, attribute
 
 if TYPE_CHECKING:
     from ..grounding.verdict import GroundingRule
-from ..context import RunContext
 from .options import Option, StrategyOptions, as_spec_text
 
 
@@ -34,10 +35,11 @@ class Strategy:
         older word-overlap attribution (assistant/grounding/citations.py)."""
         return None
 
-    @property
-    def grounds_documents(self) -> bool:
-        """On a person's own files, the grounding check made for them (assistant/grounding/documents.py)."""
-        return False
+    def attribution(self, text: str, result: Result, question: str, ctx: RunContext) -> Attribution:
+        """The answer's citations and label (the runner asks once, after the run): here, by word
+        overlap with the passages read (assistant/grounding/citations.py); the default strategy's
+        profile decides them with its grounding check."""
+        return attribute(text, question, result.citations)
 
     @classmethod
     def declared_options(cls) -> tuple[Option, ...]:

@@ -25,13 +25,14 @@ from models.errors import OptionError
 from ..answering import prompts
 from ..context import RunContext
 from ..events.details import Expansion, QueryExpanded, Reranked
-from ..events.core import Passage
+from ..events.core import Passage, shown
 from ..answering.generate import StrategyRun, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
 from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P
+from .settings import METHODS
 
-EXPANSION_TOKENS = 100
+EXPANSION_TOKENS = METHODS.expansion_tokens
 
 EXPAND_SYSTEM = "You write short, factual background notes that help answer questions."
 RANK_SYSTEM = (
@@ -138,7 +139,7 @@ class Llmqa(Strategy):
             scores, by = list(probs), "average token probability"
         best = int(np.argmax(scores))
         yield QueryExpanded(step=ctx.step(), summary=f"expansion {best + 1} of {len(texts)} by {by}: {texts[best]}",
-                            expansions=[Expansion(t, round(float(s), 4), round(p, 4))
+                            expansions=[Expansion(t, shown(float(s)), shown(p))
                                         for t, s, p in zip(texts, scores, probs)],
                             chosen=best, by=by)
         return texts[best]
@@ -151,10 +152,11 @@ class Llmqa(Strategy):
             if len(window) > 1:
                 ctx.check_budget()
                 generation = ctx.reader.generate(rank_messages(question, expansion, window),
-                                                 max_tokens=6 * len(window) + 8)
+                                                 max_tokens=METHODS.rank_tokens_per_passage * len(window)
+                                                 + METHODS.rank_tokens_extra)
                 ranking = parse_ranking(generation.text, len(window))
                 order[start:end] = [window[i] for i in ranking]
-                windows.append({"start": start, "end": end, "reply": generation.text[:200],
+                windows.append({"start": start, "end": end, "reply": generation.text[:METHODS.reply_shown_chars],
                                 "order": [p.id for p in order[start:end]]})
         keep = order[: self.opts.window - self.opts.step]  # the paper's top w - l
         yield Reranked(step=ctx.step(),

@@ -12,7 +12,7 @@ from models.config import allowed
 
 from ..answering import prompts
 from ..context import Result, RunContext
-from ..events.core import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion
+from ..events.core import Decomposed, Note, Relevance, SelfKnowledge, SubAnswer, SubQuestion, shown
 from ..answering.hops import fill_references
 from ..retrieval.rerank import judge_pool
 from ..answering.generate import StrategyRun, generate_answer
@@ -28,7 +28,7 @@ def judge_threshold(judge, task: str) -> float | None:
     value = getattr(judge, f"{task}_threshold", None)
     if value is None:
         value = getattr(getattr(judge, "calibration", None), f"{task}_threshold", None)
-    return round(value, 4) if isinstance(value, (int, float)) else None
+    return shown(value) if isinstance(value, (int, float)) else None
 
 
 def self_knowledge(question: str, ctx: RunContext, level: int, parent: int | None) -> StrategyRun:
@@ -37,7 +37,7 @@ def self_knowledge(question: str, ctx: RunContext, level: int, parent: int | Non
     judge = ctx.judge
     verdict = judge.knows(question)
     yield SelfKnowledge(step=ctx.step(), parent=parent, depth=level, question=question,
-                        knows=verdict.yes, score=round(verdict.score, 4), judge=judge.name,
+                        knows=verdict.yes, score=shown(verdict.score), judge=judge.name,
                         threshold=judge_threshold(judge, "knows"))
     if not verdict.yes:
         return None
@@ -86,7 +86,7 @@ class RaIsf(Strategy):
             relevant = []
             for passage, verdict in zip(passages, verdicts):
                 yield Relevance(step=ctx.step(), parent=parent, depth=level, question=question,
-                                passage_id=passage.id, relevant=verdict.yes, score=round(verdict.score, 4),
+                                passage_id=passage.id, relevant=verdict.yes, score=shown(verdict.score),
                                 judge=judge.name, threshold=judge_threshold(judge, "relevance"))
                 if verdict.yes:
                     relevant.append(passage)

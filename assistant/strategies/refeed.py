@@ -20,15 +20,16 @@ from ..answering import prompts
 from ..context import Result, RunContext
 from ..answering.answer_norm import squad_normalize as normalize_answer
 from ..events.details import FeedbackPassage, RefeedDecision, RefeedDrafts, RefeedFeedback, Scored
-from ..events.core import Draft, Note, Passage
+from ..events.core import Draft, Note, Passage, shown
 from ..retrieval.rerank import Ranked, judge_pool
 from ..answering.generate import StrategyRun, clean_answer, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
+from .settings import METHODS
 
-SAMPLE_TEMPERATURE = 0.7
-SAMPLE_TOP_P = 0.9
-MAX_DRAFTS = 20  # also the bound of `ask --drafts`
+SAMPLE_TEMPERATURE = METHODS.sample_temperature
+SAMPLE_TOP_P = METHODS.sample_top_p
+MAX_DRAFTS = METHODS.max_drafts  # also the bound of `ask --drafts`
 # How draft and refinement compete: the paper's average token probability, always the refinement
 # (ensemble off), or the trained judge's support for each (ties: probability).
 KeepRule = Literal["prob", "refined", "support"]
@@ -96,7 +97,7 @@ def sample_drafts(question: str, n: int, ctx: RunContext, parent: int | None = N
                                          temperature=SAMPLE_TEMPERATURE, top_p=SAMPLE_TOP_P, seed=i + 1)
         text = clean_answer(generation.text)
         yield Draft(step=ctx.step(), parent=parent, depth=depth, question=question, text=text,
-                    basis="sampled draft", avg_prob=round(generation.avg_prob, 4))
+                    basis="sampled draft", avg_prob=shown(generation.avg_prob))
         out.append(Candidate(text, generation.avg_prob, basis="closed-book", sampled=True))
     return out
 
@@ -113,8 +114,8 @@ def answer_support(answer: str, ranking: Ranked | None) -> float:
 
 def _candidate(text: str, avg_prob: float, ranking: Ranked | None) -> Scored:
     """A candidate as the decision step shows it; with a judged pool, also the judge's support."""
-    support = round(answer_support(text, ranking), 4) if ranking is not None else None
-    return Scored(text=text, avg_prob=round(avg_prob, 4), support=support)
+    support = shown(answer_support(text, ranking)) if ranking is not None else None
+    return Scored(text=text, avg_prob=shown(avg_prob), support=support)
 
 
 def prefer_refined(rule: str, draft_prob: float, refined_prob: float, draft_support: float = 0.0,
@@ -167,7 +168,7 @@ def refine(question: str, drafts: Sequence[Candidate], ctx: RunContext, keep: st
     drafts = list(drafts)
     yield RefeedDrafts(step=ctx.step(), parent=parent, depth=depth,
                        summary=" | ".join(f"{d.text} (p={d.avg_prob:.2f})" for d in drafts),
-                       drafts=[Scored(text=d.text, avg_prob=round(d.avg_prob, 4), basis=d.basis, sampled=d.sampled)
+                       drafts=[Scored(text=d.text, avg_prob=shown(d.avg_prob), basis=d.basis, sampled=d.sampled)
                                for d in drafts])
     feedback, searches, ranking = yield from _feedback(question, drafts, ctx, judged, parent, depth)
     yield RefeedFeedback(step=ctx.step(), parent=parent, depth=depth,

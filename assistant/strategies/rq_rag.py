@@ -26,11 +26,12 @@ from ..answering import prompts
 from ..context import Result, RunContext
 from ..answering.answer_norm import squad_normalize as normalize_answer  # so 'The Beatles.' and 'beatles' vote together
 from ..events.details import QueryRefined, SearchDecision, Trajectory as TrajectoryStep
-from ..events.core import Draft, Note, Passage
+from ..events.core import Draft, Note, Passage, shown
 from ..answering.prompt_fit import fit_passages
 from ..answering.generate import StrategyRun, clean_answer
 from .base import Strategy
 from .options import Aliases, Range, StrategyOptions, Subset
+from .settings import METHODS
 from .simple import Direct
 
 Action = Literal["rewrite", "decompose", "disambiguate"]
@@ -57,7 +58,7 @@ INSTRUCTIONS = {
                     "Reply with the query only.",
 }
 ANSWER = "Answer the question from the documents. " + prompts.ANSWER_STYLE
-QUERY_TOKENS = 40
+QUERY_TOKENS = METHODS.query_tokens
 
 
 @dataclass
@@ -103,8 +104,8 @@ def clean_query(text: str, question: str) -> str:
     for line in text.strip().splitlines():
         line = re.sub(r"^\s*(?:search query|query|rewritten query|sub-question)\s*[:\-]\s*", "", line, flags=re.I)
         line = line.strip().strip('"').strip("'").strip()
-        if len(line) >= 3:
-            return line[:300]
+        if len(line) >= METHODS.shortest_query:
+            return line[:METHODS.query_chars]
     return question
 
 
@@ -149,7 +150,7 @@ class RqRag(Strategy):
         verdict = yes_no_verdict(ctx.reader, search_messages(question))
         yield SearchDecision(step=ctx.step(),
                              summary=f"{'search' if verdict.yes else 'answer directly'} (p(search)={verdict.score:.2f})",
-                             search=verdict.yes, p_search=round(verdict.score, 4))
+                             search=verdict.yes, p_search=shown(verdict.score))
         return verdict.yes
 
     def expand(self, question: str, ctx: RunContext, path: Trajectory, depth: int, parent: int | None,
@@ -167,7 +168,7 @@ class RqRag(Strategy):
             query = clean_query(generation.text, question)
             node = ctx.step()
             yield QueryRefined(step=node, parent=parent, depth=depth + 1, summary=f"{action}: {query}",
-                               action=action, query=query, avg_prob=round(generation.avg_prob, 4))
+                               action=action, query=query, avg_prob=shown(generation.avg_prob))
             found = yield from ctx.retrieve(query, k=self.opts.docs, parent=node, depth=depth + 1)
             child = path.extend(action, query, found, generation.token_logprobs)
             yield from self.expand(question, ctx, child, depth + 1, node, done)
@@ -181,7 +182,7 @@ class RqRag(Strategy):
         step = ctx.step()
         yield Draft(step=step, parent=parent, depth=depth, question=question, text=text,
                     basis=f"trajectory {' > '.join(s['action'] for s in path.steps)}",
-                    citations=[p.id for p in fit.passages], avg_prob=round(generation.avg_prob, 4))
+                    citations=[p.id for p in fit.passages], avg_prob=shown(generation.avg_prob))
         # the answer cites only what the reader was given, after fitting
         return Trajectory(steps=path.steps, passages=list(fit.passages),
                           logprobs=path.logprobs + list(generation.token_logprobs), answer=text,
@@ -196,8 +197,8 @@ class RqRag(Strategy):
                 step=ctx.step(),
                 summary=f"#{i + 1} {route}: {t.answer} (conf={t.confidence:.2f}, ppl={t.perplexity:.2f}, "
                         f"{self.opts.select}={scores[i]:.2f}){mark}",
-                index=i, steps=t.steps, answer=t.answer, confidence=round(t.confidence, 4),
-                perplexity=round(t.perplexity, 4), score=round(scores[i], 4), selection=self.opts.select,
+                index=i, steps=t.steps, answer=t.answer, confidence=shown(t.confidence),
+                perplexity=shown(t.perplexity), score=shown(scores[i]), selection=self.opts.select,
                 chosen=i == best, answer_step=t.answer_step, passages=[p.id for p in t.passages])
         chosen = done[best]
         return Result(chosen.answer, citations=list(chosen.passages), resolved_by=f"rq-rag {self.opts.select}",

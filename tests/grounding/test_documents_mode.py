@@ -276,7 +276,7 @@ def test_an_answer_not_in_the_files_asks_memory_last_and_says_so():
 
 def test_the_chain_read_set_is_not_picked_in_a_persons_files(monkeypatch):
     """Bridges between article titles mean nothing in a person's files; on a dataset it is picked."""
-    import assistant.strategies.default as default
+    import assistant.profiles.pages as default
     picked = []
 
     def chain(ctx, question, ranking, parent=None):

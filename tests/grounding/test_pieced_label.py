@@ -6,8 +6,8 @@ from assistant.events.core import Passage
 from assistant.grounding.citations import Attribution
 from assistant.grounding.pieced import PIECED, PIECED_NOTE, label_pieced, pieced_together
 from assistant.grounding.verdict import MEMORY, SUPPORTED, UNSUPPORTED
-from assistant.runner import _attribution
 from assistant.strategies import make_strategy
+from helpers.fakes import make_context
 
 FILM = Passage("film", "Blue Harbor is a 1998 drama film directed by Anne Marceau, set in a fishing town.",
                "Blue Harbor")
@@ -38,10 +38,11 @@ def test_the_label_changes_only_a_supported_answer_and_keeps_its_citations():
 def test_the_default_labels_a_chains_answer_pieced_together_citing_its_pages():
     strategy = make_strategy("default")
     question = "In which city was the director of Blue Harbor born?"
-    chain = _attribution("Lyon", Result("Lyon", citations=[FILM, DIRECTOR, OTHER], resolved_by="multi-hop"),
-                         question, strategy, documents=False)
-    stated = _attribution("Lyon", Result("Lyon", citations=[FILM, DIRECTOR, OTHER], resolved_by="passages"),
-                          question, strategy, documents=False)
+    ctx = make_context()  # no index of a person's files: the encyclopedia pages' profile
+    chain = strategy.attribution("Lyon", Result("Lyon", citations=[FILM, DIRECTOR, OTHER], resolved_by="multi-hop"),
+                                 question, ctx)
+    stated = strategy.attribution("Lyon", Result("Lyon", citations=[FILM, DIRECTOR, OTHER], resolved_by="passages"),
+                                  question, ctx)
     assert stated.grounding == SUPPORTED and chain.grounding == PIECED
     assert [p.id for p in chain.cited] == [p.id for p in stated.cited] and "director" in [p.id for p in chain.cited]
     assert chain.marked_text.startswith("Pieced together from the pages found")
