@@ -1,6 +1,6 @@
 """The answer steps' tuned values (assistant/tuning.py): the missing hop (hops.py), fitting the
 prompt to the reader's context (prompt_fit.py), what a prompt quotes (prompts.py, quoting.py), how
-a question of several parts is split (parts.py) and the answer's recorded figures (generate.py)."""
+a question of several parts is split (parts.py) and the answer's room (generate.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,7 +28,6 @@ class AnsweringSettings(SettingsGroup):
         "characters of a title, heading or file name in the sources list shown to the user at most"))
     room_unknown: int = setting(8192, bound=(16, 1_048_576), why=(
         "the longest answer a caller who gives no max_tokens gets from a reader that does not say its context"))
-    avg_prob_digits: int = setting(4, bound=(1, 17), why="digits a draft's mean token probability keeps in its event")
     bare_part_words: int = setting(3, bound=(0, 20), why=(
         "a second part with at most this many words of its own ('and what's the bug address?') names "
         "nothing: it is asked of what the first part names"))

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Sequence
 
 from ..context import RunContext
-from ..events.core import Draft, Note, Passage, Token
+from ..events.core import Draft, Note, Passage, Token, shown
 from ..events.details import FolderQuestion
 from ..grounding.citations import Attribution, attribute, sentences
 from ..retrieval.index_files import file_names, listing
@@ -144,7 +144,7 @@ def summarise(ask: FolderAsk, files: IndexFiles, documents: list[IndexedFile], c
             generation = piece
     text = _LABEL.sub("", generation.text.strip()).strip()
     yield Draft(step=step, parent=parent, question=ask.question, text=text, basis="passages",
-                citations=[p.id for p in read], avg_prob=round(generation.avg_prob, ANSWERING.avg_prob_digits))
+                citations=[p.id for p in read], avg_prob=shown(generation.avg_prob))
     return FolderResult(text=text, citations=list(read), resolved_by=FOLDER, avg_prob=generation.avg_prob,
                         attribution=summary_attribution(text, ask.question, read))
 

@@ -14,9 +14,8 @@ from typing import Generator
 from .chain_select import CHAIN_FEATURES, ChainCandidate, select_chain
 from ..context import RunContext
 from ..events.details import ChainHop, ChainSelected
-from ..events.core import Event
+from ..events.core import Event, shown
 from .rerank import Ranked
-from .settings import POOL
 
 
 def chain_scorer(ctx: RunContext):
@@ -50,7 +49,7 @@ def chain_read_set(ctx: RunContext, question: str, ranking: Ranked, parent: int 
     picks = yield from select_chain(question, candidates, scorer, budget or len(ranking.kept),
                                     search if searches and ctx.retriever is not None else None)
     hops = [ChainHop(id=p.candidate.key, title=p.candidate.title, hop=p.hop, found_by=p.found_by, bridge=p.bridge,
-                     score=round(p.score, POOL.score_digits), in_chain=p.in_chain) for p in picks]
+                     score=shown(p.score), in_chain=p.in_chain) for p in picks]
     yield ChainSelected(step=ctx.step(), parent=parent, summary="Read set chosen as a chain, hop by hop",
                         hops=hops, searches=made)
     return replace(ranking, kept=[by_id[p.candidate.key] for p in picks])

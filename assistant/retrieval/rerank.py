@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
 from ..context import RunContext
-from ..events.core import Event, Passage, Relevance
-from .settings import POOL
+from ..events.core import Event, Passage, Relevance, shown
 
 
 @dataclass
@@ -116,9 +115,9 @@ def _rank(ctx: RunContext, question: str, pool: Sequence[Passage], found: Sequen
     keep = kept_count(ctx.settings, above, len(pool))
     for rank_after, i in enumerate(order, 1):
         yield Relevance(step=ctx.step(), parent=parent, depth=depth, question=question,
-                        passage_id=pool[i].id, relevant=rank_after <= keep, score=round(scores[i], POOL.score_digits),
+                        passage_id=pool[i].id, relevant=rank_after <= keep, score=shown(scores[i]),
                         judge=name, rank_before=i + 1, rank_after=rank_after,
-                        threshold=round(threshold, POOL.score_digits))
+                        threshold=shown(threshold))
     return Ranked(kept=[pool[i] for i in order[:keep]], above_threshold=above,
                   scores=[scores[i] for i in order], by_id={p.id: s for p, s in zip(pool, scores)},
                   pool=[pool[i] for i in order], found=[found[i] for i in order] if found else [])

@@ -33,7 +33,7 @@ class SearchSettings(SettingsGroup):
 @dataclass(frozen=True)
 class PoolSettings(SettingsGroup):
     """The features of the trained pool selector and chain scorer (pool_features.py, chain_select.py)
-    and the ranking of the pool (pool_select.py, rerank.py); the trained models read features made with
+    and the search's own order of the pool (pool_select.py); the trained models read features made with
     these values, so changing one means training them again (assistant judge train-selector)."""
 
     min_title_chars: int = setting(3, bound=(1, 50), why=(
@@ -45,7 +45,6 @@ class PoolSettings(SettingsGroup):
     expansion_offset: float = setting(100.0, bound=(1.0, 1e6), why=(
         "in the search's own order each expansion search's finds come after the earlier searches' "
         "(their ranks stay below this)"))
-    score_digits: int = setting(4, bound=(1, 17), why="digits a judge's or chain's score keeps in its event")
 
 
 @dataclass(frozen=True)
