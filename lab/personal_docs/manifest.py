@@ -49,5 +49,5 @@ def drift_line(drift: dict[str, str], path: Path = MANIFEST) -> str:
         return ""
     listed = ", ".join(f"{name} ({why})" for name, why in sorted(drift.items())[:6])
     more = f" and {len(drift) - 6} more" if len(drift) > 6 else ""
-    return (f"drift: {len(drift)} of the folder's files differ from lab/personal_docs/{path.name}: "
+    return (f"drift: {len(drift)} of the folder's files differ from lab/{path.parent.name}/{path.name}: "
             f"{listed}{more}; their questions are flagged")

@@ -1,0 +1,141 @@
+"""The many-folders benchmark (issue 62): its generator is deterministic and keeps only checked
+questions, its committed questions file keeps the split by collection and the unanswerable share,
+and its scoring finds the holding passage among those read."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lab.many_folders import formats, generate
+from lab.many_folders.collections import COLLECTIONS, Collection, Item
+from lab.many_folders.materialise import build
+from lab.many_folders.pools import OPTION_POOL_PAGES, collection_facts
+from lab.many_folders.questions_file import QUESTIONS, load_questions
+from lab.many_folders.scoring import holding_read
+from lab.personal_scoring import alias_in
+
+FIXTURE_PAGES = ("fold", "fmt", "truncate")  # coreutils: on every Debian machine with man-db
+
+
+def _have_man_pages(pages) -> bool:
+    if not shutil.which("man") or not shutil.which("col"):
+        return False
+    return all(subprocess.run(["man", "-w", page], capture_output=True, check=False).returncode == 0 for page in pages)
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    """Three real man pages as a one-collection folder ("command-manuals" by name, so that the
+    generator reads them as commands), built as materialise.py builds it."""
+    if not _have_man_pages(FIXTURE_PAGES + OPTION_POOL_PAGES):
+        pytest.skip(f"man pages {', '.join(FIXTURE_PAGES + OPTION_POOL_PAGES)} are not installed here")
+    collection = Collection("command-manuals", "choose", "test fixture",
+                            tuple(Item(f"{page}.txt", "man_txt", page) for page in FIXTURE_PAGES))
+    dest = tmp_path_factory.mktemp("folders")
+    build(collection, dest)
+    return generate.Folder.read(collection, dest)
+
+
+def _questions(folder) -> list[dict]:
+    facts = collection_facts(folder.collection, folder.root, folder.texts)
+    return (generate.fact_questions(folder, facts) + generate.folder_questions(folder, facts)
+            + generate.unanswerable_questions(folder, facts))
+
+
+def test_generator_is_deterministic(tiny_folder):
+    first, second = _questions(tiny_folder), _questions(tiny_folder)
+    assert first and first == second
+    assert {q["kind"] for q in first} >= {"one_fact", "unanswerable", "folder"}
+
+
+def test_every_answer_is_in_its_holding_files_extracted_text(tiny_folder):
+    from index_builder.extract import extract
+
+    for question in _questions(tiny_folder):
+        for part, files in zip(question["answers"], question["holding_files"]):
+            if question["kind"] == "folder" and question.get("source") in ("which", "how-many"):
+                continue  # the answer names files; that each file mentions the term is checked below
+            for file in files:
+                path = tiny_folder.root / file
+                extracted = extract(path, path.read_bytes())
+                text = "\n".join([extracted.title] + [f"{s.heading}\n{s.text}" for s in extracted.sections])
+                assert any(alias_in(alias, text) for alias in part), (question["question"], part, file)
+
+
+def test_unanswerable_key_terms_are_in_no_file(tiny_folder):
+    missing = [q for q in _questions(tiny_folder) if q["kind"] == "unanswerable"]
+    assert missing
+    for question in missing:
+        assert question["key_term"] in question["question"]
+        assert not any(question["key_term"].lower() in text.lower() for text in tiny_folder.texts.values())
+
+
+def test_which_files_questions_name_exactly_the_files_that_mention_the_term(tiny_folder):
+    asked = [q for q in _questions(tiny_folder) if q.get("source") in ("which", "how-many")]
+    assert asked
+    for question in asked:
+        term = question["key_term"]
+        assert term in question["question"]
+        as_a_name = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])")  # not inside a longer option
+        mentioning = sorted(f for f, text in tiny_folder.texts.items() if as_a_name.search(text))
+        assert sorted(question["expected_files"]) == mentioning
+
+
+def test_committed_questions_keep_the_split_by_collection_and_the_unanswerable_share():
+    questions = load_questions(QUESTIONS)
+    sides = {}
+    for question in questions:
+        sides.setdefault(question.collection, set()).add(question.split)
+    assert all(len(split) == 1 for split in sides.values()), sides
+    report = [name for name, split in sides.items() if split == {"report"}]
+    assert len(report) >= 2 and len({COLLECTIONS[name].kind for name in report}) == len(report)
+    assert len(sides) >= 6 and len(questions) >= 600
+    assert sum(q.kind == "unanswerable" for q in questions) >= 0.25 * len(questions)
+    assert {q.kind for q in questions} == {"one_fact", "two_facts", "two_files", "folder", "unanswerable"}
+    for question in questions:
+        assert question.answerable == bool(question.holding_files or question.expected_count is not None)
+
+
+def test_committed_questions_are_worded_many_ways():
+    """No single template carries a kind: the most common opening of a kind's questions is
+    under half of them."""
+    records = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
+    for kind in ("one_fact", "unanswerable", "folder"):
+        openings = [" ".join(r["question"].split()[:2]) for r in records if r["kind"] == kind]
+        top = max(openings.count(o) for o in set(openings))
+        assert top < len(openings) / 2, kind
+
+
+def test_holding_read_wants_a_passage_of_the_holding_file_that_writes_the_answer():
+    question = next(q for q in load_questions(QUESTIONS, "choose") if q.kind == "one_fact")
+    file, alias = question.holding_of(0)[0], question.answers[0][0]
+    held = {"read": [{"path": f"/docs/{question.collection}/{file}", "text": f"... {alias} ..."}]}
+    elsewhere = {"read": [{"path": "/docs/other.txt", "text": f"... {alias} ..."}]}
+    silent = {"read": [{"path": f"/docs/{question.collection}/{file}", "text": "nothing here"}]}
+    assert holding_read(question, held) is True
+    assert holding_read(question, elsewhere) is False
+    assert holding_read(question, silent) is False
+
+
+def test_odt_files_are_read_back_by_the_products_extractor(tmp_path: Path):
+    from index_builder.extract import extract
+
+    data = formats.odt_bytes("sample manual", [("h1", "Options"), ("p", "-x  exclude the named files.")])
+    path = tmp_path / "sample.odt"
+    path.write_bytes(data)
+    extracted = extract(path, data)
+    assert "exclude the named files" in " ".join(s.text for s in extracted.sections)
+    assert formats.odt_bytes("sample manual", [("p", "same")]) == formats.odt_bytes("sample manual", [("p", "same")])
+
+
+def test_no_collection_is_made_from_reserved_documents():
+    """The data rules reserve packages' README/AUTHORS/NEWS/copyright files, Python packages'
+    METADATA and LICENSE files, and SQLite's and git's documentation."""
+    reserved = re.compile(r"(^|/)(README|AUTHORS|NEWS|copyright|METADATA|LICENSE)[^/]*$|sqlite|(^|[/_-])git", re.I)
+    sources = [item.source for collection in COLLECTIONS.values() for item in collection.items]
+    assert sources and not [source for source in sources if reserved.search(source)]
