@@ -46,16 +46,17 @@ def by_turns(questions: list) -> list:
     return turns
 
 
-def _index_folder(settings, folder: Path) -> str:
+def index_folder(settings, folder: Path, collection: str = COLLECTION) -> str:
+    """`assistant index add FOLDER --collection NAME` into settings' index; the summary line."""
     from assistant import service
 
     summary = service.add_source(settings.with_overrides(collection=None), folder, kind="document",
-                                 collection=COLLECTION)
+                                 collection=collection)
     return summary.line()
 
 
 def run(args) -> Path:
-    from research.evaluation.harness import RunPlan, run_strategy, split_specs
+    from research.evaluation.harness import RunPlan, split_specs
     from models import registry
     from models.config import load_settings
 
@@ -68,7 +69,7 @@ def run(args) -> Path:
     questions = questions[: args.limit] if args.limit else questions
     settings = load_settings(reader=args.reader)
     if args.index:
-        print(_index_folder(settings, args.folder), flush=True)
+        print(index_folder(settings, args.folder), flush=True)
     settings = settings.with_overrides(collection=COLLECTION)
     reader_name = registry.reader_path(settings).stem
     out = args.out or Path("lab/results/personal") / f"{args.split}-{reader_name}-{datetime.date.today()}"
@@ -81,13 +82,23 @@ def run(args) -> Path:
     plan = RunPlan(dataset=args.questions, out_dir=out, settings=settings,
                    corpus=f"{settings.index_path} (collection {COLLECTION}, folder {args.folder.resolve()})",
                    reader_name=reader_name)
-    (out / "strategies.json").write_text(json.dumps(specs) + "\n", encoding="utf-8")  # the table's order
+    run_questions(questions, specs, plan)
+    return out
+
+
+def run_questions(questions: list, specs: list[str], plan) -> None:
+    """Each question with every strategy in turn (question 1 with each, then question 2 ...), each
+    record written to plan.out_dir as it finishes (a rerun resumes); strategies.json there keeps
+    the table's order. One context per strategy for the whole run (models are shared anyway)."""
+    from research.evaluation.harness import run_strategy
+
+    (plan.out_dir / "strategies.json").write_text(json.dumps(specs) + "\n", encoding="utf-8")
     contexts: dict = {}
 
     def context_for(spec):
         from assistant.runner import build_context
 
-        def context(s, strategy):  # one per strategy for the whole run (models are shared anyway)
+        def context(s, strategy):
             if spec not in contexts:
                 contexts[spec] = build_context(s, strategy)
             return contexts[spec]
@@ -100,26 +111,29 @@ def run(args) -> Path:
                       f"calls={record.get('counts', {}).get('reader_calls', '?')} "
                       f"label={record.get('grounding', '') or '-'} answer={record['prediction'][:80]!r}", flush=True)
             run_strategy(spec, [question.example()], plan, said, context_factory=context_for(spec))
-    return out
 
 
-def report(out: Path, questions_file: Path, split: str | None, listing: bool = False) -> str:
-    """The table from the records in `out` (every strategy's JSONL there), drifted questions left out."""
+def records_by_strategy(out: Path) -> list[tuple[str, list[dict]]]:
+    """(strategy, its records) for each strategy's JSONL in `out`, in the run's order (strategies.json)."""
     from research.evaluation.harness import slug
     from research.evaluation.results import ResultsFile
 
-    questions = {q.id: q for q in load_personal(questions_file, split)}
     names = json.loads((out / "strategies.json").read_text()) if (out / "strategies.json").exists() else None
     files = sorted(p for p in out.glob("*.jsonl"))
     if names:
         files = sorted(files, key=lambda p: next((i for i, n in enumerate(names) if p.name.startswith(slug(n) + "__")), 99))
+    return [(path.name.split("__")[0], list(ResultsFile(path).records.values())) for path in files]
+
+
+def report(out: Path, questions_file: Path, split: str | None, listing: bool = False) -> str:
+    """The table from the records in `out` (every strategy's JSONL there), drifted questions left out."""
+    questions = {q.id: q for q in load_personal(questions_file, split)}
     drift_file = out / "drift.json"
     drift = json.loads(drift_file.read_text()) if drift_file.exists() else {}
     scored, strategies, flagged = [], [], set()
-    for path in files:
-        strategy = path.name.split("__")[0]
+    for strategy, records in records_by_strategy(out):
         strategies.append(strategy)
-        for record in ResultsFile(path).records.values():
+        for record in records:
             question = questions.get(record["id"])
             if question is None:
                 continue
