@@ -139,3 +139,37 @@ def test_no_collection_is_made_from_reserved_documents():
     reserved = re.compile(r"(^|/)(README|AUTHORS|NEWS|copyright|METADATA|LICENSE)[^/]*$|sqlite|(^|[/_-])git", re.I)
     sources = [item.source for collection in COLLECTIONS.values() for item in collection.items]
     assert sources and not [source for source in sources if reserved.search(source)]
+
+
+def test_folders_eval_replay_scores_each_collection_and_kind(tmp_path: Path):
+    """Records of two strategies for one collection: the table has the collection's rows, a right
+    answer labelled "not in your documents" is counted as such, and the holding passage read."""
+    from lab.folders_eval import report
+
+    questions = [q for q in load_questions(QUESTIONS, "command-manuals")]
+    fact = next(q for q in questions if q.kind == "one_fact")
+    missing = next(q for q in questions if q.kind == "unanswerable")
+    file, alias = fact.holding_of(0)[0], fact.answers[0][0]
+    held = [{"path": f"/d/command-manuals/{file}", "text": f"{alias}  the option"}]
+    records = {
+        "default": [{"id": fact.id, "prediction": alias, "grounding": "not in your documents", "read": held,
+                     "cited_paths": [], "seconds": 2.0, "counts": {"reader_calls": 2}},
+                    {"id": missing.id, "prediction": "Not in your documents.", "grounding": "not in your documents",
+                     "read": [], "cited_paths": [], "seconds": 1.0, "counts": {"reader_calls": 1}}],
+        "rag": [{"id": fact.id, "prediction": alias, "read": held, "cited_paths": [f"/d/command-manuals/{file}"],
+                 "citations": [1], "seconds": 3.0, "counts": {"reader_calls": 1}},
+                {"id": missing.id, "prediction": "It removes files.", "read": [], "cited_paths": ["/d/x.txt"],
+                 "citations": [1], "seconds": 3.0, "counts": {"reader_calls": 1}}]}
+    out = tmp_path / "run" / "command-manuals"
+    out.mkdir(parents=True)
+    (out / "strategies.json").write_text(json.dumps(list(records)))
+    for strategy, rows in records.items():
+        (out / f"{strategy}__reader.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    table = report(tmp_path / "run", QUESTIONS, "command-manuals")
+    lines = {tuple(cell.strip() for cell in line.split("|")[1:4]): line for line in table.splitlines()}
+    default_all = lines[("command-manuals", "all", "default")]
+    rag_all = lines[("command-manuals", "all", "rag")]
+    assert "2/2 (100%)" in default_all  # right: the fact and the honest unanswerable
+    assert "| 1/1 (100%) | 0/2 (0%) | 1/1 (100%) | 1/1 (100%) |" in default_all  # not in docs, wrong-supported, honest, read
+    assert "1/2 (50%)" in rag_all and "0/1 (0%)" in rag_all  # the unanswerable answered as supported
+    assert ("command-manuals", "one_fact", "default") in lines and ("all", "all", "rag") in lines
