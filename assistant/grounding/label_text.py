@@ -36,7 +36,8 @@ def sources_trailer(answer: Answer) -> str:
     if answer.citations:
         heading = SOURCES_HEADINGS.get(answer.grounding, "Sources:")
         return f"\n\n{heading}" + "".join(f"\n[{n}] {place(p)}" for n, p in enumerate(answer.citations, 1))
-    said = answer.text.lower().startswith(answer.grounding)  # "Not in your documents: ..." already
+    shown = answer.marked_text or answer.text  # the verdict may have said it first (verdict.NOT_IN_DOCUMENTS)
+    said = bool(answer.grounding) and shown.lower().startswith(answer.grounding)
     out = f"\n\n{UNSOURCED_LINES[answer.grounding]}" if answer.grounding in UNSOURCED_LINES and not said else ""
     if answer.closest:
         out += f"\n\n{CLOSEST_HEADING}" + "".join(f"\n- {place(p)}" for p in answer.closest)
