@@ -71,13 +71,13 @@ class SessionKeys:
         return copy_text(text, self.copy_to_clipboard, self._state_dir or self.settings.data_dir)
 
     def action_open_source(self) -> None:
-        """`o`: open the file of the passage in the detail pane at its heading or page (tui/file_opener.py)."""
+        """`o`: open the file of the passage in the detail pane at its heading or page
+        (assistant/presentation/source_files.py)."""
         import subprocess
 
         from assistant.events.core import Passage
 
-        from .file_opener import plan_open
-        from .source_view import file_of
+        from assistant.presentation.source_files import file_of, plan_open
 
         shown = self.query_one(DetailPanel).shown
         path = file_of(shown) if isinstance(shown, Passage) else None

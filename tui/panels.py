@@ -23,7 +23,9 @@ HINT = ("Highlight a step or a passage in the step tree (Tab, then ↑↓, or cl
 
 def describe_passage(passage: Passage, answer: str = "") -> Text:
     """The passage in full, the sentence that best supports `answer` highlighted."""
-    from .source_view import file_of, highlighted
+    from assistant.presentation.source_files import file_of
+
+    from .source_view import highlighted
 
     out = Text()
     out.append(shown_label(passage.title or passage.citation_label()), "bold")  # bounded: titles may be orders

@@ -8,11 +8,11 @@ from helpers.tui_backend import FakeBackend
 from textual.widgets import Static
 
 from assistant.events.core import Passage
-from tui import file_opener, source_view
+from assistant.presentation import source_files
 from tui.app import AssistantApp, QuestionInput
-from tui.file_opener import heading_line, plan_open
+from assistant.presentation.source_files import file_of, heading_line, open_command, plan_open
 from tui.panels import DetailPanel
-from tui.source_view import HIGHLIGHT, file_of, highlighted, open_command, supporting_span
+from tui.source_view import HIGHLIGHT, highlighted, supporting_span
 
 TEXT = ("Project Heron builds a solar-powered weather buoy. The project is led by the marine engineer "
         "Mira Okafor, who joined in 2021. It floats.")
@@ -55,7 +55,7 @@ async def test_a_source_opens_highlighted_and_o_opens_its_file(tmp_path, monkeyp
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setattr(subprocess, "Popen", lambda command, **kwargs: opened.append(command))
-    monkeypatch.setattr(source_view.shutil, "which", lambda name: name if name == "xdg-open" else None)
+    monkeypatch.setattr(source_files.shutil, "which", lambda name: name if name == "xdg-open" else None)
     app = AssistantApp(FakeBackend(tmp_path))
     async with app.run_test(size=(160, 48)) as pilot:
         app.query_one(QuestionInput).value = "Who leads Project Heron?"
@@ -123,7 +123,7 @@ async def test_o_runs_the_terminal_editor_at_the_heading_with_the_app_aside(tmp_
     ran = []
     monkeypatch.setenv("EDITOR", "nano")
     monkeypatch.delenv("VISUAL", raising=False)
-    monkeypatch.setattr(file_opener.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(source_files.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(subprocess, "run", lambda command, **kwargs: ran.append(command))
     app = AssistantApp(FakeBackend(tmp_path), remember=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -153,7 +153,7 @@ async def test_an_editor_that_fails_to_start_gives_the_screen_back_and_says_so(t
 
     monkeypatch.setenv("EDITOR", "nano")
     monkeypatch.delenv("VISUAL", raising=False)
-    monkeypatch.setattr(file_opener.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(source_files.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(subprocess, "run", missing)
     app = AssistantApp(FakeBackend(tmp_path), remember=False)
     async with app.run_test(size=(100, 30)) as pilot:

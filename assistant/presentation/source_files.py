@@ -1,6 +1,7 @@
-"""How `o` opens a source's original file at its place: a Markdown or text file in $VISUAL/$EDITOR
-at the line of the passage's heading (+LINE), a PDF at its page where the viewer takes one, else
-the system opener, with a note when that cannot jump to the place."""
+"""A source's original file, and how to open it at its place: a Markdown or text file in
+$VISUAL/$EDITOR at the line of the passage's heading (+LINE), a PDF at its page where the viewer
+takes one, else the system opener, with a note when that cannot jump to the place. Shared by the
+app's `o` (tui/) and `assistant open N` (assistant/cli/)."""
 from __future__ import annotations
 
 import os
@@ -12,9 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from assistant.events.core import Passage
-
-from .source_view import open_command
+from ..events.core import Passage
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".org", ".text")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
@@ -96,3 +95,34 @@ def plan_open(path: Path, passage: Passage, env: Mapping[str, str] | None = None
     at_page = passage.page and path.suffix.lower() == ".pdf" and command[0] in ("zathura", "evince", "okular")
     note = f"{command[0]} cannot be told the page; it is page {passage.page}" if passage.page and not at_page else ""
     return OpenPlan(command, False, note)
+
+
+def file_of(passage: Passage) -> Path | None:
+    """The original file of a passage from an indexed folder or file; None for a dump or a
+    passage file's article (they have no file of their own) or a file that is gone."""
+    if not passage.source:
+        return None
+    source = Path(passage.source)
+    for candidate in (source, source / passage.path if passage.path else None):
+        if candidate is not None and candidate.is_file() and candidate.suffix.lower() not in (".jsonl", ".tsv", ".xml", ".bz2"):
+            return candidate
+    return None
+
+
+def open_command(path: Path, page: int | None = None, which: Callable[[str], str | None] | None = None,
+                 platform: str = sys.platform) -> list[str] | None:
+    """The command that opens `path` for the user (a PDF viewer at `page` when one that takes a
+    page is installed); None when this system has no opener."""
+    which = which or shutil.which
+    if page and path.suffix.lower() == ".pdf":
+        for viewer, flag in (("zathura", "--page"), ("evince", "--page-index"), ("okular", "--page")):
+            if which(viewer):
+                return [viewer, f"{flag}={page}", str(path)]
+    if platform == "darwin":
+        return ["open", str(path)]
+    if platform.startswith("win"):
+        return ["explorer", str(path)]
+    for opener in ("xdg-open", "gio", "wslview"):
+        if which(opener):
+            return [opener, "open", str(path)] if opener == "gio" else [opener, str(path)]
+    return None
