@@ -11,8 +11,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from assistant.events.details import PipelineStage, QueryRefined
-from assistant.events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
-                              SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
+from assistant.events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Reading, Relevance,
+                              Retrieved, SelfKnowledge, Started, SubAnswer, SubQuestion, Token)
 from assistant.presentation.step_text import StepNarrator, passage_name, relevance_summary, short
 
 
@@ -99,7 +99,7 @@ class StepTree(Tree):
 
     def add_event(self, event: Event) -> TreeNode | None:
         """Add the event's node(s); returns the node added, None for events without one."""
-        if isinstance(event, Token):
+        if isinstance(event, (Token, Reading)):  # the answer streams into its panel meanwhile
             return None
         if not isinstance(event, (Retrieved, Relevance)):
             self.fold_finished_retrievals()

@@ -9,7 +9,7 @@ from typing import Generator, Sequence
 
 from .answer_options import with_instructions
 from ..context import Result, RunContext
-from ..events.core import Draft, Event, Note, Passage, Token, shown
+from ..events.core import Draft, Event, Note, Passage, Reading, Token, shown
 from .prompt_fit import PromptBuilder, fit_passages
 from .settings import ANSWERING
 
@@ -53,6 +53,7 @@ def generate_answer(ctx: RunContext, messages: list[dict] | PromptBuilder, quest
             yield Note(step=ctx.step(), parent=parent, depth=depth, message=fit.note)
         messages, citations = fit.messages, fit.passages
     step = ctx.step()
+    yield Reading(step=step, parent=parent, depth=depth, question=question, passages=[p.id for p in citations])
     generation = None
     for piece in ctx.reader.stream(messages, max_tokens=max_tokens, **kwargs):
         if isinstance(piece, str):

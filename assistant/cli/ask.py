@@ -107,7 +107,7 @@ def ask(
     server = None if here else running_server(settings)  # probed once: question_events is told
     status = status_line(trace or trace_full, as_json)  # before the models load: seconds on a laptop
     # with --trace the steps are lines of their own: "Getting ready…" shows only while loading
-    loading = status if status.enabled else status_line(False, as_json)
+    loading = status if status.enabled and status.steps else status_line(False, as_json)
     with stop_on_ctrl_c("stopping the answer", loading=True) as should_stop:
         # in this process the models load first, where a Ctrl-C stops at once
         try:

@@ -16,6 +16,8 @@ from ..events.core import Answer, Event, Token
 from .render import TraceWriter, answer_block
 from .status_line import StatusLine
 
+WRITING = "Writing the answer: "  # the trace's label of the answer's tokens as they come
+
 
 def question_events(question: str, strategy, spec: str, settings: Settings, thread: str | None = None,
                     local: bool = False, should_stop=None, context=None, server: str | None = None) -> Iterator[Event]:
@@ -38,10 +40,12 @@ def question_events(question: str, strategy, spec: str, settings: Settings, thre
 
 class LiveTokens:
     """The top-level answer's tokens written as they come; wiped when the full answer (with its
-    markers and sources) replaces them, unless trace lines were written in between."""
+    markers and sources) replaces them, unless trace lines were written in between. `label`
+    starts their line (the trace's "Writing the answer: ", so that they read as a step)."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, label: str = ""):
         self.enabled = enabled
+        self.label = label
         self.step: int | None = None
         self.text = ""
         self.open = False  # a line of tokens not ended yet
@@ -49,6 +53,9 @@ class LiveTokens:
     def token(self, event: Token) -> None:
         if not self.enabled or event.depth != 0 or (self.step is not None and event.step != self.step):
             return
+        if not self.open:
+            self.text = self.label
+            sys.stdout.write(self.label)
         self.step = event.step
         self.text += event.text
         self.open = True
@@ -72,9 +79,17 @@ class LiveTokens:
         self.open, self.text = False, ""
 
 
+def _echo_lines(lines: list[str], live: LiveTokens) -> None:
+    if lines:
+        live.end_line()
+        for line in lines:
+            typer.echo(line)
+
+
 def status_line(trace: bool = False, as_json: bool = False) -> StatusLine:
-    """The one-line status `show` keeps, already showing "Getting ready…" (on a terminal, untraced)."""
-    status = StatusLine(enabled=not (as_json or trace) and sys.stderr.isatty())
+    """The one-line status `show` keeps, already showing "Getting ready…" (on a terminal, untraced;
+    traced, it only counts the seconds the reader reads)."""
+    status = StatusLine(enabled=not as_json and sys.stderr.isatty(), steps=not trace)
     status.start()
     return status
 
@@ -84,7 +99,7 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, fu
     """Print a question's events as `ask` does (`full`: passages and scores too); the Answer back.
     `status`: a status line the caller showed before loading the models (else one starts here)."""
     steps = TraceWriter(full=full)
-    live = LiveTokens(enabled=not as_json and sys.stdout.isatty())
+    live = LiveTokens(enabled=not as_json and sys.stdout.isatty(), label=WRITING if trace else "")
     status = status or status_line(trace, as_json)  # at once: loading the models can take a while
     answer = None
     try:
@@ -96,16 +111,17 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, fu
                 answer = event if isinstance(event, Answer) else answer
                 continue
             if isinstance(event, Token):
+                if trace and event.depth == 0 and not live.open:
+                    _echo_lines(steps.pending(), live)  # "Kept 4 of 43 passages" before the answer
                 live.token(event)
                 continue
             lines = steps.lines(event)  # also notes whether a check changed the answer
             if isinstance(event, QuestionRewritten) and not trace:
                 status.clear()
                 typer.echo(f"({event.summary})")  # what was asked, when a follow-up was rewritten
-            if trace and lines:
-                live.end_line()
-                for line in lines:
-                    typer.echo(line)
+            if trace:
+                _echo_lines(lines, live)
+            status.count_reading(event)  # after its line: the seconds the reader has been reading
             if isinstance(event, Answer):
                 status.clear()
                 live.wipe()
@@ -115,5 +131,6 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, fu
                 answer = event
 
     finally:
+        status.stop_counting()
         status.clear()  # an error's line starts on its own
     return answer

@@ -18,14 +18,20 @@ class TraceWriter:
         self.full = full
         self._verdicts: list[Relevance] = []
 
+    def pending(self) -> list[str]:
+        """The summary of the verdicts written so far (before the answer's words, which come
+        without an event of their own that would end them)."""
+        if not self._verdicts:
+            return []
+        kept = "" if self.full else ": " + ", ".join(
+            self.narrator.name_of(v.passage_id) for v in self._verdicts if v.relevant)
+        line = f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts, self.full)}{kept.rstrip(': ')}"
+        self._verdicts = []
+        return [line]
+
     def lines(self, event: Event) -> list[str]:
         pad = "  " * event.depth
-        out = []
-        if self._verdicts and not isinstance(event, Relevance):
-            kept = "" if self.full else ": " + ", ".join(
-                self.narrator.name_of(v.passage_id) for v in self._verdicts if v.relevant)
-            out.append(f"{'  ' * self._verdicts[-1].depth}{relevance_summary(self._verdicts, self.full)}{kept.rstrip(': ')}")
-            self._verdicts = []
+        out = [] if isinstance(event, Relevance) else self.pending()
         if isinstance(event, Answer):
             return out
         line = self.narrator.line(event)

@@ -116,6 +116,17 @@ class SubAnswer(Event):
 
 
 @dataclass
+class Reading(Event):
+    """The reader starts on an answer's prompt: these passages (ids; none: from its memory). Reading
+    a prompt of several passages takes tens of seconds on a laptop before the first token, so the
+    front ends say what it reads while it does."""
+
+    type: ClassVar[str] = "reading"
+    question: str = ""
+    passages: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Token(Event):
     """A piece of answer text as it streams from the reader."""
 
@@ -203,6 +214,6 @@ class Answer(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (Started, SelfKnowledge, Retrieved, Relevance, Decomposed, SubQuestion, SubAnswer,
-                Token, Draft, Note, Detail, Answer)
+                Reading, Token, Draft, Note, Detail, Answer)
 }
 

@@ -13,7 +13,7 @@ from ..grounding.citations import text_for_matching
 from ..answering.origin import REFINED, Origin
 from ..events.details import (ChainSelected, FolderQuestion, PipelineStage, QueryExpanded, QueryRefined, RefeedDecision, RefeedDrafts, RefeedFeedback,
                       Reranked, SearchDecision, Trajectory, YesNoCheck)
-from ..events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Relevance, Retrieved,
+from ..events.core import (Answer, Decomposed, Detail, Draft, Event, Note, Passage, Reading, Relevance, Retrieved,
                      SelfKnowledge, Started, SubAnswer, SubQuestion)
 
 RESOLVED = {
@@ -192,6 +192,17 @@ class StepNarrator:
 
     def _sub_answer(self, e: SubAnswer) -> str:
         return f"Sub-answer: “{short(e.answer, 80)}” ({resolved_phrase(e.resolved_by)})"
+
+    def _reading(self, e: Reading) -> str:
+        """What the reader reads, with how many of them the judge kept, so that the count agrees
+        with "Kept 4 of 43 passages" above and "Answered from 5 passages" below."""
+        n = len(e.passages)
+        if not n:
+            return "Writing the answer from the reader's memory"
+        kept = sum(pid in self.judged_relevant for pid in e.passages)
+        why = f" (the {kept} kept and {n - kept} more the search ranked first)" if 0 < kept < n else ""
+        names = ", ".join(self.name_of(pid) for pid in e.passages)
+        return f"Reading {n} passage{'s' if n != 1 else ''}{why} to write the answer: {short(names, 160)}"
 
     def _draft(self, e: Draft) -> str:
         n = len(e.citations)
