@@ -57,6 +57,6 @@ def with_instructions(messages: list[dict], instructions: str) -> list[dict]:
         messages.insert(0, {"role": "system", "content": note})
     if messages[-1].get("role") == "user":  # small readers weigh the lines they read last most
         asked, mark, question = messages[-1]["content"].rpartition("\nQuestion:")
-        reminder = f"{FORM_REMINDER} {text}"  # before the question: after it, SmolLM2 copies the documents back
+        reminder = f"{FORM_REMINDER} {text}"  # just before the question, where the prompt keeps its own reminder
         messages[-1]["content"] = f"{asked}\n{reminder}{mark}{question}" if mark else f"{question}\n{reminder}"
     return messages
