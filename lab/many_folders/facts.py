@@ -38,6 +38,7 @@ _DEFAULT = re.compile(r"\b[Dd]efaults? (?:value )?(?:is|to|of|=|:)\s+(?:set to )
 def first_sentence(paragraph: str, most_words: int = 24) -> str:
     """The paragraph's first sentence (abbreviations kept whole), '' when it is too long or short."""
     text = " ".join(paragraph.replace("\u2010 ", "").split())  # a word groff broke at a line's end
+    text = re.sub(r"\s*\(\*note [^)]*::\)", "", text)  # an info manual's cross-reference
     for found in re.finditer(r"[.;](?=\s|$)", text):
         before = text[: found.start()].split()[-1:] or [""]
         lone = found.start() == 0 or text[found.start() - 1] == " "  # "the . (period) character"
@@ -164,7 +165,7 @@ def node_facts(file: str, module: str, json_path: Path) -> list[Fact]:
     """A Node.js module's methods, properties and classes: the version that added each (one
     version only), the first sentence that says what it does, and each parameter's default."""
     data = json.loads(gzip.decompress(json_path.read_bytes()))
-    subject, facts = f"the {module} module", []
+    subject, facts = module, []  # "Which path method ...?"
 
     def walk(entry: dict):
         for key in ("modules", "methods", "properties", "classes", "events", "classMethods"):
@@ -191,7 +192,7 @@ def _node_entry(file: str, subject: str, module: str, entry: dict) -> list[Fact]
         facts.append(Fact(file, subject, kind, VALUE, (display,), "added", (added[0], added[0].lstrip("v"))))
     sentence = first_sentence(_plain(entry.get("desc", "")))
     lead = re.match(rf"^The {re.escape(display)} (method|property|function|class) (.+)$", sentence)
-    if lead and bare.split(".")[-1] not in lead.group(2):
+    if lead and bare.split(".")[-1] not in lead.group(2) and not re.match(r"(is|are)\b", lead.group(2)):
         facts.append(Fact(file, subject, lead.group(1), LOOKUP, aliases, lead.group(2)))
     for signature in entry.get("signatures", [])[:1]:
         for param in _params(signature.get("params", [])):
