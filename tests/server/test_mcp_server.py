@@ -4,56 +4,19 @@ reader loading, ask (answer, citations, grounding label) with the reader loaded 
 ask, the sources and collections listed, and failures as tool errors. First over fake models in
 a launcher process, then (real_models) `assistant mcp` itself on examples/docs."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from helpers.mcp_stdio import ROOT, environment, fake_params, index_examples, session_run
 
 mcp = pytest.importorskip("mcp")
 from mcp.client import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"search_documents", "ask_documents", "list_sources", "list_collections"}
-# `assistant mcp` with the registry's models replaced by fakes that say when they load
-LAUNCH = """
-import sys
-sys.path.insert(0, {tests!r})
-from models import registry
-from helpers.fakes import FakeJudge, FakeReader
-from helpers.hash_embedder import HashEmbedder
-
-def load_reader():
-    print("reader loaded", file=sys.stderr, flush=True)
-    return FakeReader(lambda prompt: "Staff have 30 days of paid holiday a year.")
-
-registry.get_reader = lambda settings: registry.shared(("reader", "fake"), load_reader)
-registry.get_judge = lambda settings: FakeJudge()
-registry.get_embedder = lambda settings: HashEmbedder()
-sys.argv = ["assistant", "mcp"]
-from assistant.cli.main import run
-run()
-"""
-
-
-def environment(data: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")}
-    env.update(ASSISTANT_DATA_DIR=str(data), ASSISTANT_CONFIG=os.devnull, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
-    return env
-
-
-def session_run(params: StdioServerParameters, steps, errlog):
-    """steps(session) run against the server over stdio; its result back."""
-    async def main():
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await steps(session)
-
-    return anyio.run(main)
 
 
 def structured(result) -> dict:
@@ -63,21 +26,11 @@ def structured(result) -> dict:
 
 @pytest.fixture
 def fake_index(tmp_path):
-    from index_builder.folder import index_folder
-    from index_builder.store import IndexStore
-
-    from helpers.hash_embedder import HashEmbedder
-    from models.config import Settings
-
-    settings = Settings(data_dir=tmp_path / "data")
-    store = IndexStore.open_or_create(settings.index_path, HashEmbedder.model_id, HashEmbedder.dim)
-    index_folder(store, HashEmbedder(), ROOT / "examples" / "docs")
-    return settings.data_dir
+    return index_examples(tmp_path / "data")
 
 
 def test_the_tools_search_ask_and_list_over_stdio(fake_index, tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=["-c", LAUNCH.format(tests=str(ROOT / "tests"))],
-                                   env=environment(fake_index))
+    params = fake_params(fake_index)
     errlog = (tmp_path / "stderr.txt").open("w+")
 
     async def steps(session):
@@ -115,8 +68,7 @@ def test_the_tools_search_ask_and_list_over_stdio(fake_index, tmp_path):
 
 
 def test_without_an_index_a_tool_says_so(tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=["-c", LAUNCH.format(tests=str(ROOT / "tests"))],
-                                   env=environment(tmp_path / "data"))
+    params = fake_params(tmp_path / "data")
 
     async def steps(session):
         return await session.call_tool("search_documents", {"query": "holiday"})
