@@ -89,6 +89,7 @@ def ask(
     from ..conversation.threads import checked_name
     from ..server.client import running_server
     from .conversation import question_events, show, status_line
+    from .open_source import remember
 
     started = time.time()  # a thread's damaged lines set aside from now on are said after the answer
     if not checked_question(question).strip():
@@ -120,7 +121,8 @@ def ask(
         should_stop.loaded()
         events = question_events(question, chosen, spec, settings, thread, server is None,
                                  should_stop=should_stop, context=ctx, server=server)
-        show(events, trace or trace_full, as_json, full=trace_full, status=status)
+        answer = show(events, trace or trace_full, as_json, full=trace_full, status=status)
+    remember(settings.data_dir, answer)  # for `assistant open N`
     if thread is not None:
         from ..conversation.chat import threads as thread_store
 

@@ -66,6 +66,7 @@ def _loop(name, chosen, spec, settings, store, trace, local) -> None:
 
     from .ask import checked_question
     from .conversation import question_events, show
+    from .open_source import remember
 
     while True:
         try:
@@ -83,7 +84,8 @@ def _loop(name, chosen, spec, settings, store, trace, local) -> None:
                 return
             continue
         try:
-            show(question_events(checked_question(line), chosen, spec, settings, name, local), trace)
+            answer = show(question_events(checked_question(line), chosen, spec, settings, name, local), trace)
+            remember(settings.data_dir, answer)  # for `assistant open N`
         except AssistantError as exc:  # said, and the conversation goes on
             typer.echo(f"error: {exc}", err=True)
         except KeyboardInterrupt:

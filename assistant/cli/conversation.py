@@ -13,6 +13,7 @@ from models.config import Settings
 
 from ..events.details import QuestionRewritten
 from ..events.core import Answer, Event, Token
+from .open_source import linked, links_shown
 from .render import TraceWriter, answer_block
 from .status_line import StatusLine
 
@@ -127,7 +128,7 @@ def show(events: Iterator[Event], trace: bool = False, as_json: bool = False, fu
                 live.wipe()
                 if trace:
                     typer.echo("")
-                typer.echo(answer_block(event, steps.narrator.revised))
+                typer.echo(answer_block(event, steps.narrator.revised, linked if links_shown() else None))
                 answer = event
 
     finally:

@@ -39,11 +39,12 @@ def _mount() -> None:
     from .judge import judge_app
     from .mcp import mcp_app
     from .models import models_app
+    from .open_source import open_app
     from .search import search_app
     from .serve import serve_app
     from .tui import tui_app
 
-    for commands in (ask_app, chat_app, search_app, serve_app, mcp_app, eval_app, tui_app):  # single commands, at the top level
+    for commands in (ask_app, chat_app, search_app, open_app, serve_app, mcp_app, eval_app, tui_app):  # single commands, at the top level
         app.add_typer(commands)
     app.add_typer(index_app, name="index")
     app.add_typer(models_app, name="models")

@@ -52,20 +52,22 @@ def trace_line(event: Event, full: bool = True) -> str | None:
     return "\n".join(TraceWriter(full).lines(event)) or None
 
 
-def answer_block(answer: Answer, revised: bool = True) -> str:
-    """The answer with its [n] markers, the cited sources (only those) and the run's counts."""
+def answer_block(answer: Answer, revised: bool = True, link=None) -> str:
+    """The answer with its [n] markers, the cited sources (only those) and the run's counts.
+    `link(label, passage)`: each source's label as a link (cli/open_source.py), on a terminal."""
+    link = link or (lambda label, passage: label)
     lines = [answer.marked_text or answer.text or "(no answer)"]
     if answer.citations:
         lines.append("")
         lines.append("Sources:")
         for i, p in enumerate(answer.citations, 1):  # the index's own metadata, bounded and quoted
             about = " > ".join(f'"{shown_label(x, 60)}"' for x in (p.title, p.section) if x and x not in p.citation_label())
-            lines.append(f"  [{i}] {shown_label(p.citation_label())}" + (f" ({about})" if about else ""))
+            lines.append(f"  [{i}] {link(shown_label(p.citation_label()), p)}" + (f" ({about})" if about else ""))
     elif answer.closest:
         lines.append("")
         lines.append("Closest passages (none of them supports the answer):")
-        for p in answer.closest:
-            lines.append(f"  - {shown_label(p.citation_label())}: {short(p.text, 80)}")
+        for i, p in enumerate(answer.closest, 1):  # numbered too: `assistant open N` opens one
+            lines.append(f"  [{i}] {link(shown_label(p.citation_label()), p)}: {short(p.text, 80)}")
     elif answer.passages_read:
         lines.append("")
         lines.append(no_source(answer))
