@@ -70,7 +70,7 @@ def sizes(store) -> list[CollectionSize]:
     """Each collection with its counts, from the store's status and document sizes."""
     status = store.status()
     by_source = {source.name: source for source in status.sources}
-    doc_bytes = _document_bytes(store)
+    doc_bytes = store.document_bytes()
     rows = []
     for name in all_names(store.meta):
         members = [by_source[s] for s in sources_in(store.meta, name) if s in by_source]
@@ -78,20 +78,6 @@ def sizes(store) -> list[CollectionSize]:
                                    sum(s.passages for s in members),
                                    sum(doc_bytes.get(s.name, 0) for s in members)))
     return rows
-
-
-def _document_bytes(store) -> dict[str, int]:
-    """Bytes of the indexed documents, per source."""
-    table = store.documents
-    totals: dict[str, int] = {}
-    with store.errors():
-        rows = table.count_rows()
-        if not rows:
-            return totals
-        data = table.search().select(["source", "size"]).limit(rows).to_arrow().to_pylist()
-    for row in data:
-        totals[row["source"]] = totals.get(row["source"], 0) + int(row["size"] or 0)
-    return totals
 
 
 def remove(store, name: str) -> tuple[list[str], int]:

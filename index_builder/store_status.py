@@ -42,6 +42,7 @@ class IndexStatus:
     vector_index: bool  # a vector index is built (IVF-HNSW-SQ, or IVF-PQ on older indices; else exact search)
     problems: tuple[str, ...] = ()  # what index/health.py finds missing or unreadable; () when healthy
     waiting: int = 0  # passages searchable by full text only: their vectors are not written yet
+    document_bytes: int = 0  # the indexed files' own size (what `index collections` sums per collection)
 
     def source(self, name: str) -> SourceStatus | None:
         return next((source for source in self.sources if source.name == name), None)
@@ -52,7 +53,7 @@ class IndexStatus:
                 "passages": self.passages, "disk_bytes": self.disk_bytes, "updated": self.updated,
                 "sources": {source.name: source.as_dict() for source in self.sources},
                 "vector_index": self.vector_index, "problems": list(self.problems),
-                "waiting_for_vectors": self.waiting}
+                "waiting_for_vectors": self.waiting, "document_bytes": self.document_bytes}
 
 
 def folder_size(path: Path) -> int:
@@ -91,4 +92,17 @@ class StatusReport:
         disk = folder_size(self.path)
         return IndexStatus(str(self.path), self.meta.get("embedding_model"), documents.count_rows(),
                            passages.count_rows(searchable), disk, self.meta.get("updated"), tuple(sources),
-                           self.has_vector_index(), tuple(problems(self)), waiting=self.waiting_count(searchable))
+                           self.has_vector_index(), tuple(problems(self)), waiting=self.waiting_count(searchable),
+                           document_bytes=sum(self.document_bytes().values()))
+
+    def document_bytes(self) -> dict[str, int]:
+        """Bytes of the indexed documents (the files' own size), per source."""
+        totals: dict[str, int] = {}
+        with self.errors():
+            rows = self.documents.count_rows()
+            if not rows:
+                return totals
+            data = self.documents.search().select(["source", "size"]).limit(rows).to_arrow().to_pylist()
+        for row in data:
+            totals[row["source"]] = totals.get(row["source"], 0) + int(row["size"] or 0)
+        return totals

@@ -233,13 +233,13 @@ def status(
     updated = datetime.fromtimestamp(info.updated).strftime("%Y-%m-%d %H:%M") if info.updated else "never"
     typer.echo(f"index:           {safe_name(info.path)}")
     typer.echo(f"embedding model: {_model_text(info.embedding_model)}")
-    typer.echo(f"documents:       {info.documents}")
+    typer.echo(f"documents:       {info.documents} ({human_size(info.document_bytes)} of files)")
     typer.echo(f"passages:        {info.passages}"
                + ("  (vector index built)" if info.vector_index else "  (exact vector search)"))
     if info.waiting:
         typer.echo(f"waiting:         {info.waiting} passages wait for their vectors (found by full text until "
                    "then); any `assistant index add` embeds them")
-    typer.echo(f"disk size:       {human_size(info.disk_bytes)}")
+    typer.echo(f"index on disk:   {human_size(info.disk_bytes)} (passages, vectors and search indexes)")
     typer.echo(f"last update:     {updated}")
     typer.echo(f"sources:         {len(info.sources)}")
     for source in info.sources:
@@ -284,13 +284,17 @@ def collections(index: Optional[Path] = IndexOption) -> None:
     """
     from ..services.collections import list_collections
 
-    rows = list_collections(_settings(index))
+    settings = _settings(index)
+    rows = list_collections(settings)
     if not rows:
         typer.echo("no collections yet: add one with `assistant index add PATH --collection NAME`")
     width = max([len(row.name) for row in rows] + [10])
     for row in rows:
         typer.echo(f"{row.name:{width}}  {row.sources:3} sources  {row.documents:6} documents  "
-                   f"{row.passages:7} passages  {human_size(row.bytes):>9}")
+                   f"{row.passages:7} passages  {human_size(row.bytes):>9} of files")
+    if rows:  # the same two sizes, named as `index status` names them
+        typer.echo(f"index on disk: {human_size(service.status(settings).disk_bytes)} for all collections "
+                   "(passages, vectors and search indexes)")
 
 
 @index_app.command("remove")

@@ -123,7 +123,8 @@ def test_cli_collections_add_list_ask_within_and_remove(cli, tmp_path):
     assert code == 0 and "1 indexed" in out and "collection personal" in out
     code, out, _ = cli("index", "collections")
     lines = out.strip().splitlines()
-    assert [line.split()[0] for line in lines] == ["personal", "work"] and "1 documents" in lines[0]
+    assert [line.split()[0] for line in lines[:-1]] == ["personal", "work"] and "1 documents" in lines[0]
+    assert lines[-1].startswith("index on disk: ")
 
     for name, expected in (("work", "plan.md"), ("personal", "diary.txt")):
         code, out, err = cli("ask", "When?", "-s", "rag", "--json", "--collection", name)
@@ -138,3 +139,15 @@ def test_cli_collections_add_list_ask_within_and_remove(cli, tmp_path):
     code, out, _ = cli("index", "collections")
     assert out.split()[0] == "work"
     assert "one of them" in one_error_line(cli("index", "remove"))
+
+
+def test_status_and_collections_print_the_same_sizes(cli, tmp_path):
+    """The files' own size and the index's size on disk, named alike in both commands."""
+    work = write(tmp_path / "work", "plan.md", "# Plan\n\nThe launch is on Monday.\n" * 40).parent
+    assert cli("index", "add", str(work), "--collection", "work")[0] == 0
+    _, status, _ = cli("index", "status")
+    _, listed, _ = cli("index", "collections")
+    files = next(line for line in status.splitlines() if line.startswith("documents:")).split("(")[1].split(")")[0]
+    assert files.endswith(" of files") and files in listed  # e.g. "1.2 KB of files"
+    on_disk = next(line for line in status.splitlines() if line.startswith("index on disk:")).split()[3:5]
+    assert f"index on disk: {' '.join(on_disk)} for all collections" in listed
