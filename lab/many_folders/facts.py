@@ -152,6 +152,8 @@ def info_facts(file: str, subject: str, markdown: str) -> list[Fact]:
             continue
         if terms and line.strip():
             body = _paragraph(lines, i, 0)
+            while body and re.fullmatch(r"`[^`]+`", body[0]):  # the same entry's startup-file form
+                body = body[1:]
             facts += _term_fact(file, subject, "OPTIONS", ", ".join(terms), " ".join(body), False)
         terms = [] if line.strip() or not terms else terms
     return facts

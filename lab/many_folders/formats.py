@@ -79,8 +79,8 @@ def info_markdown(body: str) -> str:
             while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("* ", "   "))):
                 i += 1
             continue
-        term = re.fullmatch(r"\s*‘(.+)’\s*", line)
-        out.append(f"`{term.group(1)}`" if term else (line[5:] if line.startswith("     ") else line))
+        term = re.fullmatch(r"\s*‘(.+)’\s*|\s*'(\S.*)'\s*", line)  # older manuals quote in ASCII
+        out.append(f"`{term.group(1) or term.group(2)}`" if term else (line[5:] if line.startswith("     ") else line))
         i += 1
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
