@@ -8,11 +8,11 @@ section of the text under it (html.py places it below the headings, as a level u
 """
 from __future__ import annotations
 
-from ..chunking import TARGET_WORDS
+from ..chunking import MAX_HEADING_CHARS, TARGET_WORDS
 
 PART_LEVEL = 7  # below <h6>: a part of a page that has no headings inside
 CONTAINERS = {"ul", "ol", "dl", "table"}  # where parts start; when one ends, so do its parts
-MAX_PART_CHARS = 80  # a longer bold run is emphasis in a sentence, not a name
+MAX_PART_CHARS = 80  # a longer bold lead-in is emphasis in a sentence, not a name
 # consecutive short parts share a passage ("Page > Alpha, Beta"): a one-line item alone would be a
 # passage of a few words, too little for the judge to rank or the reader to read
 SHORT_PARTS_WORDS = TARGET_WORDS // 2
@@ -62,7 +62,7 @@ def part_name(tag, name: str) -> str | None:
     """The name of the part `tag` starts (a lead-in, a term, a caption); None when it starts none."""
     if name == "li":
         return lead_in(tag)
-    if name in ("dt", "caption"):
-        text = _text(tag).rstrip(":").strip()
-        return text if text and len(text) <= MAX_PART_CHARS else None
+    if name in ("dt", "caption"):  # a term may be a whole signature ("Function: int f (int x)")
+        text = _text(tag).rstrip("¶:# ").strip()  # without a permalink's pilcrow
+        return text if text and len(text) <= MAX_HEADING_CHARS else None
     return None

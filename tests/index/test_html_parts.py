@@ -26,7 +26,7 @@ def test_list_items_lead_ins_name_their_sections():
 
 
 def test_terms_and_captions_name_their_sections():
-    got = sections(f"<dl><dt>Exit status</dt><dd>{LONG}; 0 on success.</dd>"
+    got = sections(f"<dl><dt>Exit status ¶</dt><dd>{LONG}; 0 on success.</dd>"
                    f"<dt>Environment</dt><dd>{LONG}; TAPE names the drive.</dd></dl>"
                    f"<table><caption>Compression</caption><tr><td>-z</td><td>{LONG} through gzip</td></tr></table>")
     assert [heading for heading, _ in got] == ["Exit status", "Environment", "Compression"]
