@@ -201,8 +201,9 @@ class StepNarrator:
             return "Writing the answer from the reader's memory"
         kept = sum(pid in self.judged_relevant for pid in e.passages)
         why = f" (the {kept} kept and {n - kept} more the search ranked first)" if 0 < kept < n else ""
-        names = ", ".join(self.name_of(pid) for pid in e.passages)
-        return f"Reading {n} passage{'s' if n != 1 else ''}{why} to write the answer: {short(names, 160)}"
+        names = [self.name_of(pid) for pid in e.passages]
+        listed = ", ".join(names[:3]) + (f" and {n - 3} more" if n > 3 else "")
+        return f"Reading {n} passage{'s' if n != 1 else ''}{why} to write the answer: {listed}"
 
     def _draft(self, e: Draft) -> str:
         n = len(e.citations)
