@@ -42,9 +42,10 @@ _BY_SUFFIX: dict | None = None
 
 # How each format is read now, by suffix (1 where never changed): raised when a format's extractor
 # reads the same file differently (2: a web page's main content only, a PDF's minus signs as
-# hyphens; 3: a page without headings inside sectioned by its lead-ins, terms and captions), so
-# that an index built before reads those files again rather than keeping the old text.
-READ_AS = {".html": 3, ".htm": 3, ".xhtml": 3, ".epub": 3, ".pdf": 2}
+# hyphens; 3: a page without headings inside sectioned by its lead-ins, terms and captions, a
+# groff PDF's words apart at its changes of font), so that an index built before reads those
+# files again rather than keeping the old text.
+READ_AS = {".html": 3, ".htm": 3, ".xhtml": 3, ".epub": 3, ".pdf": 3}
 
 
 def read_as(path: str | Path, versions: Mapping[str, int] | None = None) -> int:
