@@ -12,8 +12,8 @@ def event_from_dict(data: dict) -> Event:
     if cls is Detail:
         base = {name: data[name] for name in DETAIL_BASE_FIELDS if name in data}
         return DETAIL_KINDS[data["kind"]].from_data(base, data.get("data", {}))
-    if "passages" in data:
-        data["passages"] = [Passage(**p) for p in data["passages"]]
+    if "passages" in data:  # whole passages (Retrieved), or their ids (Reading)
+        data["passages"] = [Passage(**p) if isinstance(p, dict) else p for p in data["passages"]]
     if cls is Answer:
         data["citations"] = [Passage(**p) for p in data.get("citations", [])]
         data["closest"] = [Passage(**p) for p in data.get("closest", [])]
