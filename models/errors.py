@@ -16,7 +16,8 @@ no index, a model missing, a bad setting or strategy option, a bad input file or
 Internal control flow that never reaches a user stays private where it is raised and caught:
 models.reader.gguf_header._Truncated (-> ModelError), index_builder.extract.Unreadable (a skipped
 file's reason), index_builder.datasets.BadRecord (a skipped record's reason) and
-assistant.server.api_errors.ApiError (a refusal the server writes as OpenAI's JSON error object).
+assistant.server.api_errors.ApiError (a refusal the server writes as OpenAI's JSON error object) and
+assistant.mcp_server.progress.Deadline (an ask past its time bound, said as the tool's error).
 index_builder.store_errors turns LanceDB's own failures into IndexDamaged / DiskFull.
 """
 from __future__ import annotations
