@@ -54,6 +54,7 @@ def test_ctrl_c_stops_an_answer_mid_generation(tmp_path):
     assert seconds < STOP_BOUND_S, f"{seconds:.1f}s from Ctrl-C to the exit"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_index_add_without_orphans_and_a_rerun_completes(tmp_path, tiny_embedder):
     from index_builder.store import IndexStore
 

@@ -43,6 +43,7 @@ def start_and_interrupt(cmd, env, data: Path, sig, after_passages: int, where: s
     return proc.returncode, err
 
 
+@pytest.mark.slow
 def test_killed_and_cancelled_builds_resume_to_the_clean_result(tmp_path, tiny_embedder):
     folder = tmp_path / "docs"
     make_folder(folder)

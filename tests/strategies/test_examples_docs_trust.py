@@ -62,12 +62,14 @@ def answers(tmp_path_factory, reader=None):
 # but "Otter" is on Heron's page, so the claim trees alone found it supported; the names rule (the
 # sentence's names held by the passage holding its claim, or a bridge linked to it) labels it
 # "not in your documents" (it was an xfail until then).
+@pytest.mark.slow
 def test_smollm2_presents_no_wrong_answer_as_supported(tmp_path_factory):
     wrong_but_supported = [(q["question"], a.text) for q, a in answers(tmp_path_factory)
                            if a.grounding == SUPPORTED and not right(a.text, q["answers"])]
     assert wrong_but_supported == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not QWEN.is_file(), reason="the Qwen 1.5B GGUF is not on this machine")
 def test_qwen_is_right_or_honest_on_most(tmp_path_factory):
     results = answers(tmp_path_factory, reader=QWEN)
