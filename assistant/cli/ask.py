@@ -10,7 +10,7 @@ from typer.core import TyperCommand
 
 from models.config import JUDGE_KINDS, RELEVANCE_JUDGE_KINDS, allowed, either
 
-from ..strategies.refeed import MAX_DRAFTS
+from ..strategies.settings import METHODS
 from .ctrl_c import stop_on_ctrl_c
 from .paths import given_path
 
@@ -61,7 +61,7 @@ def ask(
     relevance_judge: Optional[str] = typer.Option(
         None, "--relevance-judge", help=f"Passage relevance: {either(RELEVANCE_JUDGE_KINDS)}: the shipped judge and "
                                         "passage selector rank a wide pool (the default), or the --judge above."),
-    drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=MAX_DRAFTS,
+    drafts: Optional[int] = typer.Option(None, "--drafts", min=1, max=METHODS.max_drafts,
                                          help="ReFeed (-s refeed): number of drafts (1 = greedy only, no diverse "
                                               "feedback)."),
     ensemble: bool = typer.Option(True, "--ensemble/--no-ensemble",

@@ -29,10 +29,8 @@ from ..events.core import Passage, shown
 from ..answering.generate import StrategyRun, generate_answer
 from .base import Strategy
 from .options import Range, StrategyOptions
-from .refeed import SAMPLE_TEMPERATURE, SAMPLE_TOP_P
 from .settings import METHODS
 
-EXPANSION_TOKENS = METHODS.expansion_tokens
 
 EXPAND_SYSTEM = "You write short, factual background notes that help answer questions."
 RANK_SYSTEM = (
@@ -129,8 +127,9 @@ class Llmqa(Strategy):
         texts, probs = [], []
         for i in range(self.opts.expansions):
             ctx.check_budget()
-            generation = ctx.reader.generate(expand_messages(question), max_tokens=EXPANSION_TOKENS,
-                                             temperature=SAMPLE_TEMPERATURE, top_p=SAMPLE_TOP_P, seed=i + 1)
+            generation = ctx.reader.generate(expand_messages(question), max_tokens=METHODS.expansion_tokens,
+                                             temperature=METHODS.sample_temperature,
+                                             top_p=METHODS.sample_top_p, seed=i + 1)
             texts.append(_plain(generation.text))
             probs.append(generation.avg_prob)
         scores = ctx.similarity(question, texts)

@@ -27,9 +27,6 @@ from .base import Strategy
 from .options import Range, StrategyOptions
 from .settings import METHODS
 
-SAMPLE_TEMPERATURE = METHODS.sample_temperature
-SAMPLE_TOP_P = METHODS.sample_top_p
-MAX_DRAFTS = METHODS.max_drafts  # also the bound of `ask --drafts`
 # How draft and refinement compete: the paper's average token probability, always the refinement
 # (ensemble off), or the trained judge's support for each (ties: probability).
 KeepRule = Literal["prob", "refined", "support"]
@@ -94,7 +91,8 @@ def sample_drafts(question: str, n: int, ctx: RunContext, parent: int | None = N
     for i in range(n):
         ctx.check_budget()
         generation = ctx.reader.generate(prompts.closed_book(question), max_tokens=ctx.settings.max_answer_tokens,
-                                         temperature=SAMPLE_TEMPERATURE, top_p=SAMPLE_TOP_P, seed=i + 1)
+                                         temperature=METHODS.sample_temperature, top_p=METHODS.sample_top_p,
+                                         seed=i + 1)
         text = clean_answer(generation.text)
         yield Draft(step=ctx.step(), parent=parent, depth=depth, question=question, text=text,
                     basis="sampled draft", avg_prob=shown(generation.avg_prob))
@@ -204,7 +202,7 @@ class ReFeed(Strategy):
 
     @dataclass(frozen=True)
     class Options(StrategyOptions):
-        drafts: Annotated[int, Range(1, MAX_DRAFTS)] = 3
+        drafts: Annotated[int, Range(1, METHODS.max_drafts)] = 3
         ensemble: bool = True
 
     name = "refeed"

@@ -58,7 +58,6 @@ INSTRUCTIONS = {
                     "Reply with the query only.",
 }
 ANSWER = "Answer the question from the documents. " + prompts.ANSWER_STYLE
-QUERY_TOKENS = METHODS.query_tokens
 
 
 @dataclass
@@ -163,8 +162,8 @@ class RqRag(Strategy):
         for action in self.opts.actions:
             ctx.check_budget()
             messages = fit_passages(ctx.reader, lambda ps: node_messages(question, ps, INSTRUCTIONS[action]),
-                                    path.passages, QUERY_TOKENS).messages
-            generation = ctx.reader.generate(messages, max_tokens=QUERY_TOKENS)
+                                    path.passages, METHODS.query_tokens).messages
+            generation = ctx.reader.generate(messages, max_tokens=METHODS.query_tokens)
             query = clean_query(generation.text, question)
             node = ctx.step()
             yield QueryRefined(step=node, parent=parent, depth=depth + 1, summary=f"{action}: {query}",

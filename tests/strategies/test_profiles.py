@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.checks import CHECKS
 from assistant.checks.base import AnswerCheck
 from assistant.profiles import PROFILES, profile_for
 from assistant.strategies import make_strategy
@@ -36,7 +37,7 @@ def test_the_profile_follows_the_sources_searched(retriever, spec, expected):
 
 def test_only_checks_made_for_any_documents_run_on_a_persons_files():
     suits = {check.option: (PROFILES["files"].suits(check), PROFILES["pages"].suits(check))
-             for check in __import__("assistant.checks", fromlist=["CHECKS"]).CHECKS}
+             for check in CHECKS}
     assert suits == {"yes_no": (True, True), "dates": (False, True), "nationality": (False, True)}
 
 
