@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 from research.evaluation.personal_set import KINDS, PersonalQuestion
 
 DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})  # groff's PDFs write "−P"
-HONEST_LABELS = ("not in your documents", "from memory")
+HONEST_LABELS = ("not in your documents", "from memory", "written, not confirmed")  # not presented as supported
 DECLINES = re.compile(
     r"\b(unknown|i (do not|don't|cannot|can't) (know|find|tell|say)|no answer|not in your documents|"
     r"(do|does|did) not (contain|mention|say|state|specify|include|provide|list|give)|"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..events.core import Answer, Event, Relevance, Retrieved
 from ..answering.quoting import shown_label
+from ..grounding.label_text import CLOSEST_HEADING
 from ..presentation.step_text import StepNarrator, no_source, passage_name, relevance_summary, resolved_phrase, short
 
 
@@ -65,7 +66,7 @@ def answer_block(answer: Answer, revised: bool = True, link=None) -> str:
             lines.append(f"  [{i}] {link(shown_label(p.citation_label()), p)}" + (f" ({about})" if about else ""))
     elif answer.closest:
         lines.append("")
-        lines.append("Closest passages (none of them supports the answer):")
+        lines.append(CLOSEST_HEADING)
         for i, p in enumerate(answer.closest, 1):  # numbered too: `assistant open N` opens one
             lines.append(f"  [{i}] {link(shown_label(p.citation_label()), p)}: {short(p.text, 80)}")
     elif answer.passages_read:

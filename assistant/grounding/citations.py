@@ -66,7 +66,8 @@ class Attribution:
 
     cited: list[Passage] = field(default_factory=list)
     marked_text: str = ""
-    grounding: str = ""  # "" (not checked) | supported | pieced together | not in your documents | from memory
+    grounding: str = ""  # "" (not checked) | supported | pieced together | written, not confirmed | not in your
+    # documents | from memory
     closest: list[Passage] = field(default_factory=list)
 
 

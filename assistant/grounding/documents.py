@@ -25,9 +25,11 @@ from .written_forms import number_value, number_written
 from .citations import (NO_ANSWER, STOPWORDS, Attribution, cite_sentences, key_tokens, sentences, stem,
                         supporting_passages, text_for_matching)
 from .settings import DOCUMENTS
-from .verdict import FROM_MEMORY, MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
+from .verdict import MEMORY, MEMORY_AGREES, SUPPORTED, not_in_documents
+from .written import written_not_confirmed
 
 
+MEMORY_AFTER_SEARCH = "Not found in the passages read from your documents. The reader's guess from memory:"
 # an address, a version, a number, a path: one token that must stand in a passage as written
 # (its pieces found across passages, "bug-tar@gnu.org" from "tar" and "gnu.org", state nothing)
 _ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d")
@@ -228,7 +230,8 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
                                    named=named) if given else None
         if checked is not None and checked.grounding == SUPPORTED:
             return replace(checked, marked_text=f"{MEMORY_AGREES} {checked.marked_text}")
-        return Attribution(marked_text=f"{FROM_MEMORY} {answer}", grounding=MEMORY)
+        # what was found first, then the guess: a person's files are what was asked about
+        return Attribution(marked_text=f"{MEMORY_AFTER_SEARCH} {answer}", grounding=MEMORY)
     texts = [passage_words(p) for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
     raw = [plain_hyphens(f"{p.path} {p.title} {p.text}".lower()) for p in given]
@@ -237,6 +240,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     said = sentences(answer) or [answer]
     found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
              for s in said]
+    written = found  # where the words are written, before the re-read asks whether they answer
     if states is not None:
         alone = questions_by_label(question) if parts else {}
 
@@ -244,8 +248,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
             asked, claimed = asked_and_claimed(question, sentence, parts)
             return states(alone.get(asked, asked), claimed, passages)
         found = [f if not f or read_again(s, [given[i] for i in f]) else [] for s, f in zip(said, found)]
-    # a short sentence with no word of its own beside a stated one ("She is the lead.") needs none
-    stated = [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
+    stated = _stated(said, found, question)
     cited_ids = list(dict.fromkeys(i for f in found for i in f))
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
               and (_each_part_answers_the_kind_asked(question, said) if parts
@@ -254,5 +257,18 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
                                      subject, named)
               and (not parts or _about_their_parts(said, found, given, token_sets)))
     if not backed:
+        if _all_written(answer, said, written, question):  # a passage read holds it: say which
+            return written_not_confirmed(said, written, given)
         return not_in_documents(answer, given, honest)
     return cite_sentences(said, found, given, SUPPORTED)
+
+
+def _stated(said: Sequence[str], found: Sequence[Sequence[int]], question: str) -> list[bool]:
+    """Whether each sentence is stated: passages found for it, or (a short sentence with no word
+    of its own beside a stated one: "She is the lead.") none needed."""
+    return [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
+
+
+def _all_written(answer: str, said: Sequence[str], found: Sequence[Sequence[int]], question: str) -> bool:
+    """Every sentence of a real answer written in some passage read."""
+    return not NO_ANSWER.match(text_for_matching(answer)) and all(_stated(said, found, question)) and any(found)

@@ -175,10 +175,11 @@ class ReaderCheck:
         return not needs_reading(claim, passages) or self.verdict(asked, claim, passages).confirmed
 
 
-def not_given(v: Verdict, answer: str) -> str:
-    """The label of an answer the re-read did not confirm: what the file does hold, in plain words."""
-    return (f"Not in your documents as an answer: {v.path} writes “{v.claim}”, but not as the answer to this "
-            f"question. The reader's unsupported guess: {answer}")
+def not_given(v: Verdict) -> str:
+    """Why the re-read did not confirm a claim, in plain words (the "written, not confirmed" note)."""
+    if v.read:
+        return f"read again, {v.path} gives “{_short(v.read)}” as the answer"
+    return f"read again, {v.path} does not give “{v.claim}” as the answer"
 
 
 def reread_line(v: Verdict) -> str:

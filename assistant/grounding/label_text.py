@@ -12,18 +12,23 @@ from ..events.core import Answer, Passage
 
 MEANINGS = {"supported": "the cited passages support the answer",
             "pieced together": "the cited pages were found, but none states this answer: a pick or a chain's last step",
-            "not in your documents": "the documents do not support this answer: do not present it as theirs",
+            "written, not confirmed": "a cited file writes this answer, but the check could not confirm that it answers "
+                                      "the question: say so, naming the file",
+            "not in your documents": "the passages read do not hold this answer: do not present it as the documents'",
             "from memory": "the reader's own knowledge, not the documents"}
 UNCHECKED = "this strategy does not check its answers"
 SOURCES_HEADINGS = {"supported": "Sources (supported: the answer is stated in them):",
                     "pieced together": "Sources (pieced together: the pages were found, none states the answer):",
+                    "written, not confirmed": "Sources (written, not confirmed: they write the answer; the check could "
+                                              "not confirm it answers the question):",
                     "not in your documents": "Sources (not in your documents: they do not support the answer):",
                     "from memory": "Sources (from memory: the answer is the reader's own, not theirs):"}
 UNSOURCED_LINES = {"not in your documents": "Not in your documents: nothing found supports this answer.",
                    "from memory": "From memory: the reader's own knowledge, not your documents."}
-CLOSEST_HEADING = "Closest passages (none of them supports the answer):"
+# the check found the answer written in none of them (else it is "written, not confirmed", cited)
+CLOSEST_HEADING = "Closest passages read (the check did not find the answer in them):"
 # Where an earlier answer's trailer starts, when a client sends that answer back as history.
-_TRAILER = re.compile(r"\n\n(?:Sources\b|Not in your documents:|From memory:|Closest passages \()")
+_TRAILER = re.compile(r"\n\n(?:Sources\b|Not in your documents:|From memory:|Closest passages\b)")
 
 
 def meaning(grounding: str) -> str:
@@ -37,7 +42,7 @@ def sources_trailer(answer: Answer) -> str:
         heading = SOURCES_HEADINGS.get(answer.grounding, "Sources:")
         return f"\n\n{heading}" + "".join(f"\n[{n}] {place(p)}" for n, p in enumerate(answer.citations, 1))
     shown = answer.marked_text or answer.text  # the verdict may have said it first (verdict.NOT_IN_DOCUMENTS)
-    said = bool(answer.grounding) and shown.lower().startswith(answer.grounding)
+    said = bool(answer.grounding) and answer.grounding in shown.lower().split(":", 1)[0]  # its opening line said it
     out = f"\n\n{UNSOURCED_LINES[answer.grounding]}" if answer.grounding in UNSOURCED_LINES and not said else ""
     if answer.closest:
         out += f"\n\n{CLOSEST_HEADING}" + "".join(f"\n- {place(p)}" for p in answer.closest)

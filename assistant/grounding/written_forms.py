@@ -2,7 +2,9 @@
 options, "−i" of a groff PDF and "-i": index_builder.extract.text.plain_hyphens).
 
 A person's manuals write sizes and counts as people do, and the reader answers in another form;
-the word check must find the number, not the characters.
+the word check must find the number, not the characters. A small number a text spells out ("holds
+twelve people", "twenty-five") is found too; "one" is not read as 1 (it is far more often a pronoun:
+"the one that", "one of").
 Only whole integers: "6" is not read inside "6,000", "1.5" or "1996".
 """
 from __future__ import annotations
@@ -12,6 +14,10 @@ import re
 # digits grouped by commas, or plain; an optional k, K or M right after (or after one space)
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\s?([kKM])(?!\w))?(?!\w|[.,]\d)")
 _TIMES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SPELLED = re.compile(rf"\b(?:({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?|({'|'.join(_UNITS)}))\b", re.I)
 
 
 def _value(digits: str, suffix: str | None) -> int:
@@ -29,4 +35,14 @@ def number_written(text: str, value: int) -> str | None:
     for match in _NUMBER.finditer(text):
         if _value(*match.groups()) == value:
             return match.group(0)
+    if 2 <= value < 100:
+        for match in _SPELLED.finditer(text):
+            if _spelled_value(*match.groups()) == value:
+                return match.group(0)
     return None
+
+
+def _spelled_value(tens: str | None, unit: str | None, alone: str | None) -> int:
+    if alone:
+        return _UNITS.index(alone.lower())
+    return _TENS[tens.lower()] + (_UNITS.index(unit.lower()) if unit else 0)

@@ -22,7 +22,7 @@ class Cited(TypedDict):
 
 class Asked(TypedDict):
     answer: str  # with [n] markers
-    grounding: str  # the label: supported, pieced together, not in your documents, from memory, not checked
+    grounding: str  # the label: supported, pieced together, written, not confirmed, not in your documents, from memory, not checked
     meaning: str  # the label in words
     citations: list[Cited]
     seconds: float

@@ -34,7 +34,8 @@ from ..folder.answers import answer_folder_question, folder_question
 from ..grounding.citations import Attribution, LabelledResult
 from ..grounding.documents import files_named, ground_documents, subject_of
 from ..grounding.documents_check import ReaderCheck, States, not_given, planned_claims, reader_threshold, reread_line
-from ..grounding.verdict import SUPPORTED, UNSUPPORTED, GroundingRule
+from ..grounding.verdict import SUPPORTED, GroundingRule
+from ..grounding.written import with_reason
 from ..retrieval.index_files import one_word_names_of
 from .base import Profile, QuestionRun, from_memory
 from .settings import FILES
@@ -157,6 +158,6 @@ class PersonalFiles(Profile):
             return answer
         checked = ground(check.states)  # every claim read above: no further call
         turned = next((v for v in check.verdicts if not v.confirmed), None)
-        if checked.grounding == UNSUPPORTED and turned is not None and run.opts.honest:
-            checked = replace(checked, marked_text=not_given(turned, answer.text))
+        if turned is not None:  # the note says what the reader read there instead
+            checked = with_reason(checked, not_given(turned))
         return LabelledResult(answer.text, answer.citations, answer.resolved_by, answer.avg_prob, attribution=checked)

@@ -3,7 +3,8 @@
 - citation precision: cited passages that are gold supporting paragraphs, over all cited passages;
 - support recall: answers citing every gold supporting paragraph (over all answers, and over the
   right ones, EM = 1);
-- by grounding label (supported / pieced together / not in your documents / from memory / not checked): the share of
+- by grounding label (supported / pieced together / written, not confirmed / not in your documents / from memory /
+  not checked): the share of
   answers and their EM. On a --drop-support run, "supported" counts answers that cite a passage for
   a claim it cannot support (each question's own support was hidden).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-LABELS = ("supported", "pieced together", "not in your documents", "from memory", "")
+LABELS = ("supported", "pieced together", "written, not confirmed", "not in your documents", "from memory", "")
 SHOWN = {"": "not checked"}
 
 

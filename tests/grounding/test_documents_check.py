@@ -115,7 +115,9 @@ def test_an_answer_written_in_the_file_but_not_given_as_the_answer_is_not_suppor
     assert ground_documents("9.1", question, PASSAGES).grounding == "supported"  # the words are there
     said_no = ReaderCheck(YesWhen("nothing of the kind"), 0.63)
     checked = ground_documents("9.1", question, PASSAGES, states=said_no.states)
-    assert checked.grounding == "not in your documents" and not checked.cited
+    # written in tee's manual, so not "not in your documents": cited, the label says it is unconfirmed
+    assert checked.grounding == "written, not confirmed" and [p.id for p in checked.cited] == ["tee-1"]
+    assert checked.marked_text == "Written in manuals/tee.txt, but not confirmed as the answer to this question: 9.1 [1]"
     verdict, = said_no.verdicts
     assert (verdict.claim, verdict.path, verdict.confirmed) == ("9.1", "manuals/tee.txt", False)
     said_yes = ReaderCheck(YesWhen("GNU coreutils 9.1"), 0.63)
@@ -129,7 +131,7 @@ def test_each_part_is_read_again_alone_and_a_long_sentence_is_left_to_the_word_c
     answer = "How many lines per piece does split make: 1000. Who wrote tee: Mike Parker."
     checked = ground_documents(answer, "How many lines per piece does split make, and who wrote tee?", PASSAGES,
                                parts=True, states=check.states)
-    assert checked.grounding == "not in your documents"  # tee's part: the lines do not give it
+    assert checked.grounding == "written, not confirmed"  # tee's part: the lines do not give it
     assert [(v.asked, v.claim, v.confirmed) for v in check.verdicts] == [
         ("How many lines per piece does split make", "1000", True), ("Who wrote tee", "Mike Parker", False)]
     long_claim = "tee copies its standard input to each given file and to standard output as well"
@@ -167,7 +169,7 @@ def test_the_claims_to_read_are_planned_without_a_call_and_each_read_once():
     for asked, claim, passages in claims:
         check.verdict(asked, claim, passages)
     calls = len(reader.prompts)
-    assert ground(check.states).grounding == "not in your documents" and len(reader.prompts) == calls
+    assert ground(check.states).grounding == "written, not confirmed" and len(reader.prompts) == calls
 
 
 def test_a_part_leaning_on_the_question_is_read_again_as_the_part_asked_alone():
@@ -202,7 +204,7 @@ def test_a_yes_is_confirmed_only_when_the_reader_reads_the_same_answer_in_the_li
 
     question = "Which tee option adds to a file instead of overwriting it?"
     near_miss = ReaderCheck(Reads("-a"), 0.63)  # yes to "-i", the line beside; reading, it says "-a"
-    assert ground_documents("-i", question, PASSAGES, states=near_miss.states).grounding == "not in your documents"
+    assert ground_documents("-i", question, PASSAGES, states=near_miss.states).grounding == "written, not confirmed"
     verdict, = near_miss.verdicts
     assert verdict.read == "-a" and not verdict.confirmed and verdict.p_yes > 0.9
     assert reread_line(verdict) == "Read manuals/tee.txt again: it writes “-i”, but reads “-a” as the answer"

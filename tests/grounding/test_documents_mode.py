@@ -99,7 +99,10 @@ def test_an_answer_found_in_a_passage_about_something_else_is_not_supported():
     """The answer's words are there, but the passage is about another program than the one asked."""
     given = [Passage(id="bash", text=FILES["bash-manual"], path="bash-manual.txt")]
     checked = ground_documents("bug-bash@gnu.org", "What is the bug address of OpenSSL's command line tool?", given)
-    assert checked.grounding == "not in your documents"
+    assert checked.grounding == "written, not confirmed" and checked.cited == given  # bash's file writes it
+    assert checked.marked_text.startswith("Written in bash-manual.txt, but not confirmed as the answer")
+    assert ground_documents("bug-ssl@example.org", "What is the bug address of OpenSSL's command line tool?",
+                            given).grounding == "not in your documents"  # written nowhere
 
 
 def test_a_one_fact_question_is_one_answer_call_and_one_short_reread_and_cites_its_file():
@@ -121,11 +124,12 @@ def test_an_answer_the_reread_lines_do_not_give_is_not_supported_and_says_why():
     question = "Where do I report bugs in GNU ed?"
     events, _ = run(question, {question: "bug-ed@gnu.org"}, rereads_yes=False)
     answer = events[-1]
-    assert answer.grounding == "not in your documents" and not answer.citations
+    # the file writes it, so it is cited and said to be unconfirmed, never "not in your documents"
+    assert answer.grounding == "written, not confirmed" and [p.id for p in answer.citations] == ["ed-manual"]
     reread, = [e for e in events if isinstance(e, Detail) and e.kind == "documents.reread"]
     assert not reread.data["confirmed"] and "but not as the answer to this question" in reread.summary
-    assert answer.marked_text.startswith("Not in your documents as an answer: ed-manual.md writes “bug-ed@gnu.org”, but "
-                                  "not as the answer to this question. The reader's unsupported guess: bug-ed@gnu.org")
+    assert answer.marked_text == ("Written in ed-manual.md, but not confirmed as the answer to this question (read "
+                                  "again, ed-manual.md does not give “bug-ed@gnu.org” as the answer): bug-ed@gnu.org [1]")
     off, _ = run(question, {question: "bug-ed@gnu.org"}, rereads_yes=False, spec="default:reread=false")
     assert off[-1].grounding == "supported" and off[-1].counts["reader_calls"] == 1
 
@@ -345,7 +349,8 @@ def test_an_answer_from_a_file_about_another_program_is_not_supported(tmp_path):
                    "translation bugs to https://translationproject.org/team/ for GNU programs.", path="join.txt")
     answer = "https://translationproject.org/team/"
     assert ground_documents(answer, question, [join]).grounding == "supported"  # without the subject
-    assert ground_documents(answer, question, [join], subject=frozenset({"awk"})).grounding == "not in your documents"
+    # join's manual writes it but is not about awk: cited as written there, not confirmed
+    assert ground_documents(answer, question, [join], subject=frozenset({"awk"})).grounding == "written, not confirmed"
 
 
 def test_a_manual_named_by_the_question_is_about_it_however_it_is_worded():
@@ -355,7 +360,7 @@ def test_a_manual_named_by_the_question_is_about_it_however_it_is_worded():
     checked = ground_documents("2 seconds", question, [watch], subject=frozenset({"say"}))
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["watch"]
     other = Passage(id="other", text=watch.text, path="manuals/timer.txt")
-    assert ground_documents("2 seconds", question, [other]).grounding == "not in your documents"
+    assert ground_documents("2 seconds", question, [other]).grounding == "written, not confirmed"
 
 
 def test_each_part_of_a_joined_answer_rests_on_a_passage_about_its_own_part():
@@ -369,7 +374,7 @@ def test_each_part_of_a_joined_answer_rests_on_a_passage_about_its_own_part():
 
     # the second part's own word ("join") is in no passage it rests on: patch's manual is the first part's
     assert check("Who wrote the original patch: Larry Wall. Who wrote join: Larry Wall.", [patch]) \
-        == "not in your documents"
+        == "written, not confirmed"
     assert check("Who wrote the original patch: Larry Wall. Who wrote join: Mike Haertel.", [patch, join]) \
         == "supported"
     # a part with no word of its own rests on the file the other part names; "wrote" need not be there
@@ -391,7 +396,7 @@ def test_each_part_must_answer_the_kind_its_part_asks():
     question = "What are the bug addresses for GNU sed and for GNU grep?"
     half = ground_documents("For GNU sed: bug-sed@gnu.org. For GNU grep: bug-reporting address.", question, given,
                             parts=True)
-    assert half.grounding == "not in your documents"
+    assert half.grounding == "written, not confirmed"  # each sentence's words are in grep's or sed's file
     whole = ground_documents("For GNU sed: bug-sed@gnu.org. For GNU grep: bug-grep@gnu.org.", question, given,
                              parts=True)
     assert whole.grounding == "supported" and [p.id for p in whole.cited] == ["sed", "grep"]

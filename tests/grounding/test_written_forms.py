@@ -40,3 +40,20 @@ def test_an_option_a_groff_pdf_writes_with_a_minus_sign_is_found_and_shown():
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["ssh"]
     text = " ".join(["filler"] * 100) + " \u2212i identity_file Selects a file " + " ".join(["other"] * 100)
     assert "-i identity_file" in lines_around(text, "-i", "Which ssh flag?", width=5)
+
+
+def test_a_small_number_a_text_spells_out_is_found_but_one_is_not_read_as_1():
+    """examples/docs' handbook: "the Puffin Room ... holds twelve people"; the reader answers "12"."""
+    from assistant.events.core import Passage
+    from assistant.grounding.documents import ground_documents
+
+    assert number_written("The Puffin Room holds twelve people.", 12) == "twelve"
+    assert number_written("Twenty-five seats; twenty five chairs", 25) == "Twenty-five"
+    for text, value in (("one of the rooms", 1), ("someone brought eight", 18), ("twenty-five", 20),
+                        ("seventeen", 7)):
+        assert number_written(text, value) is None, (text, value)
+    handbook = [Passage(id="hb", path="handbook.md", text="The third-floor meeting room in Dundee is called the "
+                        "Puffin Room and holds twelve people.")]
+    question = "How many people does the Puffin Room hold?"
+    assert ground_documents("The Puffin Room holds 12 people.", question, handbook).grounding == "supported"
+    assert ground_documents("The Puffin Room holds 14 people.", question, handbook).grounding == "not in your documents"

@@ -2,7 +2,8 @@
 examples_docs_questions.jsonl, half of it not answerable from the folder), asked with the default
 strategy (less the hop and ReFeed stages, for time). With the bundled SmolLM2 no wrong answer may be presented as supported (it may appear only
 labelled "not in your documents"); with Qwen 1.5B, where its GGUF is on this machine, at least 80%
-must be right or honestly "not in your documents"."""
+must be right or honestly not presented as supported ("not in your documents", or "written, not
+confirmed" where a file writes the reader's near miss)."""
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from assistant.answering.answer_norm import squad_normalize
 from assistant.events.core import Answer
 from assistant.grounding.verdict import SUPPORTED, UNSUPPORTED
+from assistant.grounding.written import WRITTEN
 from assistant.runner import build_context, run_question
 from assistant.strategies import make_strategy
 from models.config import Settings
@@ -74,5 +76,5 @@ def test_smollm2_presents_no_wrong_answer_as_supported(tmp_path_factory):
 def test_qwen_is_right_or_honest_on_most(tmp_path_factory):
     results = answers(tmp_path_factory, reader=QWEN)
     good = [q["question"] for q, a in results if (a.grounding == SUPPORTED and right(a.text, q["answers"]))
-            or (a.grounding == UNSUPPORTED and not q["answerable"])]
+            or (a.grounding in (UNSUPPORTED, WRITTEN) and not q["answerable"])]
     assert len(good) >= 0.8 * len(results), [(q["question"], a.grounding, a.text) for q, a in results]
