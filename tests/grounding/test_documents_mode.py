@@ -275,6 +275,9 @@ def test_an_answer_not_in_the_files_asks_memory_last_and_says_so():
     answer = events[-1]
     assert ("knows", question) in judge.calls
     assert "Gilmore" in answer.text and answer.grounding == "from memory"
+    # what was found first, then the guess, said to be one
+    assert answer.marked_text == ("Not found in the passages read from your documents. The reader's guess from "
+                                  "memory: John Gilmore")
     assert not any(isinstance(e, SubQuestion) for e in events)  # no missing hop in a person's files
 
 

@@ -173,3 +173,32 @@ def test_folders_eval_replay_scores_each_collection_and_kind(tmp_path: Path):
     assert "| 1/1 (100%) | 0/2 (0%) | 1/1 (100%) | 1/1 (100%) |" in default_all  # not in docs, wrong-supported, honest, read
     assert "1/2 (50%)" in rag_all and "0/1 (0%)" in rag_all  # the unanswerable answered as supported
     assert ("command-manuals", "one_fact", "default") in lines and ("all", "all", "rag") in lines
+
+
+def test_the_read_stage_reads_the_judges_passages_and_the_searchs_best_beside_them():
+    """ways_read: the judge alone keeps what it scores high; the fusion adds the search's best; each
+    way is scored by holding_read, and the table says each way's share and default against rag@10."""
+    from helpers.fakes import FakeRetriever, make_context
+
+    from lab.many_folders.read_stage import ways_read, table
+
+    texts = {f"p{n}": text for n, text in enumerate(["tar saves files into an archive", "report tar bugs to "
+                                                     "bug-tar@gnu.org", "gzip compresses files", "tar was written by John Gilmore"])}
+
+    class Judge:  # prefers the passage about its authors, whatever was asked
+        name, threshold, selector = "fake", 0.5, None
+
+        def score(self, question, texts):
+            return [0.9 if "Gilmore" in t else 0.1 for t in texts]
+
+    ctx = make_context(retriever=FakeRetriever(texts), pool=4, min_passages=1, max_passages=1)
+    ctx.relevance = Judge()
+    read = ways_read(ctx, "Where do I report tar bugs?")
+    assert [p.id for p in read["judge"]] == ["p3"]
+    assert [p.id for p in read["fusion"]][0] == "p3" and len(read["fusion"]) > 1
+    assert read["default"] == read["fusion"]  # one question, no parts
+    assert [p.id for p in read["rag@10"]] == [p.id for p in FakeRetriever(texts).search("x", 10)]
+    rows = [("c", "one_fact", way, way != "judge") for way in read] + \
+           [("c", "two_files", way, way == "rag@10") for way in read]
+    out = table(rows)
+    assert "| c | all | 2 | 2/2 (100%) | 1/2 (50%) | 0/2 (0%) | 1/2 (50%) | 1/2 (50%) | 50% |" in out

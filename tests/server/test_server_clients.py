@@ -129,6 +129,7 @@ PASSAGE = Passage(id="p1", title="clinic", text="The Harbor Clinic was founded b
 
 @pytest.mark.parametrize("grounding, said", [("supported", "Sources (supported"),
                                              ("pieced together", "Sources (pieced together"),
+                                             ("written, not confirmed", "Sources (written, not confirmed"),
                                              ("", "Sources:")])
 def test_the_sources_heading_carries_the_label(grounding, said):
     trailer = sources_trailer(Answer(text="Dr. Ada Lane.", citations=[PASSAGE], grounding=grounding))
@@ -143,6 +144,10 @@ def test_an_unsupported_answer_says_so_once_and_shows_the_closest():
                                   "this. The reader's unsupported guess: 1990", grounding="not in your documents",
                                   closest=[PASSAGE]))
     assert "Not in your documents" not in said and said.startswith("\n\nClosest passages")
+    # a memory guess whose opening line says so gets no second line saying it
+    guess = sources_trailer(Answer(text="Paris", marked_text="Not found in the passages read from your documents. "
+                                   "The reader's guess from memory: Paris", grounding="from memory"))
+    assert guess == ""
 
 
 def test_passages_of_one_file_are_told_apart_by_their_section():

@@ -1,0 +1,114 @@
+"""What the default reads on a person's files, without the reader: issue 62's "what is read" rows.
+
+    PYTHONPATH=. .venv/bin/python -m lab.many_folders.read_stage --collections report --data-root DIR
+
+For each question of the chosen collections whose answer a passage holds (one fact, two facts, two
+files), whether the passages read hold every part (scoring.holding_read: a passage of a holding
+file writing the part), for what each way of choosing them reads:
+- rag@10: the search's top 10 (what `--strategy rag` reads);
+- search@5: the search's top 5 alone;
+- judge: the trained judge's kept passages over the wide pool, alone;
+- fusion: the judge's kept passages and the search's best FILES.search_kept beside them (the
+  default's first look-up on files);
+- default: the fusion for each part the default splits the question into (answering/parts.py), or
+  for the whole question.
+Only the first look-up: ReFeed's second search (after a draft) and a memory answer read more or
+nothing. No reader is loaded: minutes for hundreds of questions. DIR/NAME/index is each
+collection's index, as lab.folders_eval builds it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from lab.many_folders.questions_file import QUESTIONS, load_questions
+from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
+
+WAYS = ("rag@10", "search@5", "judge", "fusion", "default")
+
+
+def _finish(generator):
+    """Run a strategy stage's generator to its end, its events dropped; its return value."""
+    try:
+        while True:
+            next(generator)
+    except StopIteration as stop:
+        return stop.value
+
+
+def _add(read: list, passages) -> list:
+    """read, then those of passages not in it yet."""
+    out, seen = list(read), {p.id for p in read}
+    for p in passages:
+        if p.id not in seen:
+            out.append(p)
+            seen.add(p.id)
+    return out
+
+
+def ways_read(ctx, question: str) -> dict[str, list]:
+    """The passages each way reads for one question."""
+    from assistant.answering.parts import parts_of
+    from assistant.profiles.settings import FILES
+    from assistant.retrieval.rerank import judge_pool
+
+    def first_look(asked: str):
+        pool = _finish(ctx.retrieve(asked, k=ctx.settings.pool))
+        kept = _finish(judge_pool(ctx, asked, pool)).kept if pool else []
+        return pool, kept, _add(list(kept), pool[:FILES.search_kept])
+
+    pool, kept, fused = first_look(question)
+    default = []
+    for part in parts_of(question) or []:
+        default = _add(default, first_look(part.question)[2])
+    return {"rag@10": _finish(ctx.retrieve(question, k=10)), "search@5": pool[:5], "judge": kept,
+            "fusion": fused, "default": default or fused}
+
+
+def measure(collections: str, data_root: Path, questions_file: Path = QUESTIONS) -> list[tuple[str, str, str, bool]]:
+    """(collection, kind, way, holding read) for every fact question of the chosen collections."""
+    from assistant.runner import build_context
+    from assistant.strategies import make_strategy
+    from models.config import load_settings
+
+    questions = [q for q in load_questions(questions_file, collections) if q.kind in FACT_KINDS]
+    rows, strategy = [], make_strategy("default")
+    for name in dict.fromkeys(q.collection for q in questions):
+        settings = load_settings().with_overrides(index=data_root / name / "index", collection=name)
+        ctx = build_context(settings, strategy)
+        for q in (q for q in questions if q.collection == name):
+            for way, read in ways_read(ctx, q.question).items():
+                rows.append((name, q.kind, way, bool(holding_read(q, {"read": [asdict(p) for p in read]}))))
+    return rows
+
+
+def table(rows: list[tuple[str, str, str, bool]]) -> str:
+    """Per collection (then all) and kind: the share of questions each way reads the holding passage for."""
+    lines = ["| collection | kind | n | " + " | ".join(WAYS) + " | default / rag@10 |", "|" + " --- |" * (len(WAYS) + 4)]
+    for collection in sorted({r[0] for r in rows}) + ["all"]:
+        for kind in ("all",) + FACT_KINDS:
+            chosen = [r for r in rows if collection in ("all", r[0]) and kind in ("all", r[1])]
+            if not chosen:
+                continue
+            got = {w: sum(r[3] for r in chosen if r[2] == w) for w in WAYS}
+            n = sum(1 for r in chosen if r[2] == WAYS[0])
+            ratio = f"{100 * got['default'] / got['rag@10']:.0f}%" if got["rag@10"] else "-"
+            lines.append(f"| {collection} | {kind} | {n} | " + " | ".join(_share(got[w], n) for w in WAYS)
+                         + f" | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--collections", default="choose", help="choose, report, all, or names with commas")
+    parser.add_argument("--data-root", type=Path, required=True, help="DIR/NAME/index per collection")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    args = parser.parse_args(argv)
+    print(table(measure(args.collections, args.data_root, args.questions)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
