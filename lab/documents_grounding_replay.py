@@ -46,7 +46,8 @@ def file_namer(index: Path):
 def regrounded(record: dict, subject: frozenset[str], states=None, named: frozenset[str] = frozenset()) -> dict:
     if record.get("resolved_by", "").startswith("folder") or not record.get("read"):
         return record  # a folder answer brings its own citations
-    given = [Passage(id=p["id"], text=p["text"], title=p.get("title", ""), path=p.get("path", "")) for p in record["read"]]
+    given = [Passage(id=p["id"], text=p["text"], title=p.get("title", ""), path=p.get("path", ""),
+                     section=p.get("section", "")) for p in record["read"]]
     memory = record.get("resolved_by", "").startswith("self-knowledge")
     checked = ground_documents(record["prediction"], record["question"], given, from_memory=memory, subject=subject,
                                parts=record.get("resolved_by", "").startswith("parts"), states=states, named=named)

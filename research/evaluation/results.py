@@ -98,7 +98,7 @@ def read_passages(events: Iterable[Event], answer: Answer) -> list[dict]:
     """The passages the reader read for the answer, in prompt order, with their texts: the grounding
     check (which never changes the answer) can then be replayed on exactly what a run read."""
     found = {p.id: p for e in events if isinstance(e, Retrieved) for p in e.passages}
-    return [{"id": i, "title": found[i].title, "path": found[i].path, "text": found[i].text}
+    return [{"id": i, "title": found[i].title, "path": found[i].path, "section": found[i].section, "text": found[i].text}
             for i in answer.passages_read if i in found]
 
 

@@ -202,3 +202,23 @@ def test_the_read_stage_reads_the_judges_passages_and_the_searchs_best_beside_th
            [("c", "two_files", way, way == "rag@10") for way in read]
     out = table(rows)
     assert "| c | all | 2 | 2/2 (100%) | 1/2 (50%) | 0/2 (0%) | 1/2 (50%) | 1/2 (50%) | 50% |" in out
+
+
+def test_check_stages_relabel_an_answer_as_each_stage_would_and_replay_the_reread():
+    from lab.many_folders.check_stages import Recorded, reread_line, relabelled
+
+    record = {"id": "q", "question": "Which coreutils version is the tee manual from?", "prediction": "9.1",
+              "resolved_by": "passages", "grounding": "written, not confirmed", "cited_paths": ["manuals/tee.txt"],
+              "read": [{"id": "tee", "path": "manuals/tee.txt", "title": "tee", "section": "",
+                        "text": "tee copies standard input. GNU coreutils 9.1 March 2022"}],
+              "rereads": [{"asked": "Which coreutils version is the tee manual from?", "claim": "9.1",
+                           "confirmed": False}]}
+    none = frozenset()
+    assert relabelled(record, "as run", none, none) is record
+    assert relabelled(record, "checks: none", none, none)["grounding"] == ""
+    assert relabelled(record, "word check", none, none)["grounding"] == "supported"
+    replayed = relabelled(record, "word check + re-read", none, none)
+    assert replayed["grounding"] == "written, not confirmed" and replayed["cited_paths"] == ["manuals/tee.txt"]
+    assert Recorded([]).states("anything", "x", []) is True  # a claim not read again stands
+    line = reread_line([(True, False), (True, True), (False, True), (False, False)])
+    assert "refused 1/2 (50%) of the claims of right answers, confirmed 1/2 (50%)" in line
