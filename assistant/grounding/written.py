@@ -25,7 +25,7 @@ _MOST_FILES = 2  # files named in the line before the answer; the citations list
 
 
 def files_of(cited: Sequence[Passage]) -> str:
-    names = list(dict.fromkeys(shown_label(p.path or p.title, 80) for p in cited))
+    names = list(dict.fromkeys(shown_label(p.path or p.title) for p in cited))
     shown = ", ".join(names[:_MOST_FILES]) + (f" and {len(names) - _MOST_FILES} more" if len(names) > _MOST_FILES else "")
     return shown or "a passage read"
 

@@ -16,8 +16,9 @@ _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\s?([kKM])(?!\w))?(
 _TIMES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
-_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
-_SPELLED = re.compile(rf"\b(?:({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?|({'|'.join(_UNITS)}))\b", re.I)
+_TEN = _UNITS.index("ten")
+_TENS = {w: _TEN * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SPELLED = re.compile(rf"\b(?:({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:_TEN])}))?|({'|'.join(_UNITS)}))\b", re.I)
 
 
 def _value(digits: str, suffix: str | None) -> int:
@@ -35,7 +36,7 @@ def number_written(text: str, value: int) -> str | None:
     for match in _NUMBER.finditer(text):
         if _value(*match.groups()) == value:
             return match.group(0)
-    if 2 <= value < 100:
+    if value >= 2:  # spelled out: up to ninety-nine
         for match in _SPELLED.finditer(text):
             if _spelled_value(*match.groups()) == value:
                 return match.group(0)
