@@ -11,7 +11,8 @@ file writing the part), for what each way of choosing them reads:
 - fusion: the judge's kept passages and the search's best FILES.search_kept beside them (the
   default's first look-up on files);
 - default: the fusion for each part the default splits the question into (answering/parts.py), or
-  for the whole question.
+  for the whole question; default+N: with the search's best N beside the judge's instead of
+  FILES.search_kept (the setting's candidates).
 Only the first look-up: ReFeed's second search (after a draft) and a memory answer read more or
 nothing. No reader is loaded: minutes for hundreds of questions. DIR/NAME/index is each
 collection's index, as lab.folders_eval builds it.
@@ -26,7 +27,7 @@ from pathlib import Path
 from lab.many_folders.questions_file import QUESTIONS, load_questions
 from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
 
-WAYS = ("rag@10", "search@5", "judge", "fusion", "default")
+WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+3", "default+5")
 
 
 def _finish(generator):
@@ -56,19 +57,26 @@ def ways_read(ctx, question: str) -> dict[str, list]:
 
     def first_look(asked: str):
         pool = _finish(ctx.retrieve(asked, k=ctx.settings.pool))
-        kept = _finish(judge_pool(ctx, asked, pool)).kept if pool else []
-        return pool, kept, _add(list(kept), pool[:FILES.search_kept])
+        return pool, (_finish(judge_pool(ctx, asked, pool)).kept if pool else [])
 
-    pool, kept, fused = first_look(question)
-    default = []
-    for part in parts_of(question) or []:
-        default = _add(default, first_look(part.question)[2])
-    return {"rag@10": _finish(ctx.retrieve(question, k=10)), "search@5": pool[:5], "judge": kept,
-            "fusion": fused, "default": default or fused}
+    def fused(looks, beside: int) -> list:
+        read = []
+        for pool, kept in looks:
+            read = _add(read, _add(list(kept), pool[:beside]))
+        return read
+
+    whole = first_look(question)
+    looks = [first_look(part.question) for part in parts_of(question) or []] or [whole]
+    return {"rag@10": _finish(ctx.retrieve(question, k=10)), "search@5": whole[0][:5], "judge": whole[1],
+            "fusion": fused([whole], FILES.search_kept), "default": fused(looks, FILES.search_kept),
+            "default+3": fused(looks, 3), "default+5": fused(looks, 5)}
 
 
-def measure(collections: str, data_root: Path, questions_file: Path = QUESTIONS) -> list[tuple[str, str, str, bool]]:
-    """(collection, kind, way, holding read) for every fact question of the chosen collections."""
+Row = tuple[str, str, str, bool, int]  # collection, kind, way, holding passage read, passages read
+
+
+def measure(collections: str, data_root: Path, questions_file: Path = QUESTIONS) -> list[Row]:
+    """A row per way for every fact question of the chosen collections."""
     from assistant.runner import build_context
     from assistant.strategies import make_strategy
     from models.config import load_settings
@@ -80,12 +88,14 @@ def measure(collections: str, data_root: Path, questions_file: Path = QUESTIONS)
         ctx = build_context(settings, strategy)
         for q in (q for q in questions if q.collection == name):
             for way, read in ways_read(ctx, q.question).items():
-                rows.append((name, q.kind, way, bool(holding_read(q, {"read": [asdict(p) for p in read]}))))
+                rows.append((name, q.kind, way, bool(holding_read(q, {"read": [asdict(p) for p in read]})), len(read)))
     return rows
 
 
-def table(rows: list[tuple[str, str, str, bool]]) -> str:
-    """Per collection (then all) and kind: the share of questions each way reads the holding passage for."""
+def table(rows: list[Row]) -> str:
+    """Per collection (then all) and kind: the share of questions each way reads the holding passage
+    for; then how many passages each way reads, on average (a prompt's length is most of an
+    answer's time)."""
     lines = ["| collection | kind | n | " + " | ".join(WAYS) + " | default / rag@10 |", "|" + " --- |" * (len(WAYS) + 4)]
     for collection in sorted({r[0] for r in rows}) + ["all"]:
         for kind in ("all",) + FACT_KINDS:
@@ -97,6 +107,8 @@ def table(rows: list[tuple[str, str, str, bool]]) -> str:
             ratio = f"{100 * got['default'] / got['rag@10']:.0f}%" if got["rag@10"] else "-"
             lines.append(f"| {collection} | {kind} | {n} | " + " | ".join(_share(got[w], n) for w in WAYS)
                          + f" | {ratio} |")
+    read = {w: [r[4] for r in rows if r[2] == w] for w in WAYS}
+    lines += ["", "passages read, mean: " + ", ".join(f"{w} {sum(n) / len(n):.1f}" for w, n in read.items() if n)]
     return "\n".join(lines)
 
 
