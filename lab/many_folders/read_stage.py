@@ -25,49 +25,32 @@ from dataclasses import asdict
 from pathlib import Path
 
 from lab.many_folders.questions_file import QUESTIONS, load_questions
+from research.judge_training.chain_fit import run_plain
 from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
 
 WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+3", "default+5")
 
 
-def _finish(generator):
-    """Run a strategy stage's generator to its end, its events dropped; its return value."""
-    try:
-        while True:
-            next(generator)
-    except StopIteration as stop:
-        return stop.value
-
-
-def _add(read: list, passages) -> list:
-    """read, then those of passages not in it yet."""
-    out, seen = list(read), {p.id for p in read}
-    for p in passages:
-        if p.id not in seen:
-            out.append(p)
-            seen.add(p.id)
-    return out
-
-
 def ways_read(ctx, question: str) -> dict[str, list]:
     """The passages each way reads for one question."""
+    from assistant.answering.hops import add_new
     from assistant.answering.parts import parts_of
     from assistant.profiles.settings import FILES
     from assistant.retrieval.rerank import judge_pool
 
     def first_look(asked: str):
-        pool = _finish(ctx.retrieve(asked, k=ctx.settings.pool))
-        return pool, (_finish(judge_pool(ctx, asked, pool)).kept if pool else [])
+        pool = run_plain(ctx.retrieve(asked, k=ctx.settings.pool))
+        return pool, (run_plain(judge_pool(ctx, asked, pool)).kept if pool else [])
 
     def fused(looks, beside: int) -> list:
         read = []
         for pool, kept in looks:
-            read = _add(read, _add(list(kept), pool[:beside]))
+            read = add_new(read, add_new(list(kept), pool[:beside]))
         return read
 
     whole = first_look(question)
     looks = [first_look(part.question) for part in parts_of(question) or []] or [whole]
-    return {"rag@10": _finish(ctx.retrieve(question, k=10)), "search@5": whole[0][:5], "judge": whole[1],
+    return {"rag@10": run_plain(ctx.retrieve(question, k=10)), "search@5": whole[0][:5], "judge": whole[1],
             "fusion": fused([whole], FILES.search_kept), "default": fused(looks, FILES.search_kept),
             "default+3": fused(looks, 3), "default+5": fused(looks, 5)}
 
