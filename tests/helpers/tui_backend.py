@@ -106,8 +106,9 @@ class FakeBackend(Backend):
     """The real Backend over fake models; `fixed_index` pins the index view for snapshots."""
 
     def __init__(self, tmp_path: Path, reader_gate=None, embed_gate=None, require_index=False,
-                 fixed_index: IndexInfo | None = None):
+                 fixed_index: IndexInfo | None = None, load_gate: threading.Event | None = None):
         self.reader_gate = reader_gate
+        self.load_gate = load_gate  # holds "loading the models" until the test opens it
         self.embedder = TinyEmbedder(embed_gate)
         self.require_index = require_index
         self.fixed_index = fixed_index
@@ -116,6 +117,8 @@ class FakeBackend(Backend):
                          settings=Settings(data_dir=tmp_path, k=5))  # the flows count 5 of the 6 fake passages
 
     def _context(self, settings: Settings, strategy) -> RunContext:
+        if self.load_gate is not None and not self.load_gate.wait(timeout=10):
+            raise TimeoutError("test load gate never opened")
         if self.require_index and strategy.needs_index:
             from index_builder.store import IndexStore
 

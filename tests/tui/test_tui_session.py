@@ -166,13 +166,14 @@ async def test_empty_index_first_run_says_what_to_do_and_status_shows_the_index(
 
 
 async def test_waits_show_elapsed_time_and_loading_models_only_the_first_time(tmp_path):
-    gate = threading.Event()
-    app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate))
+    gate, loading = threading.Event(), threading.Event()  # the fake models load when `loading` opens
+    app = AssistantApp(FakeBackend(tmp_path, reader_gate=gate, load_gate=loading))
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(QuestionInput).value = HERON
         app.post_message(app.query_one(QuestionInput).Submitted(app.query_one(QuestionInput), HERON))
         await pilot.pause(0.05)
-        assert "loading models" in text_of(app, "#status") or "Loading the models" in text_of(app, "#answer-text")
+        assert "loading models" in text_of(app, "#status") and "Loading the models" in text_of(app, "#answer-text")
+        loading.set()
         await pilot.pause(1.3)
         assert "answering 1s" in text_of(app, "#status") or "answering 2s" in text_of(app, "#status")
         gate.set()
