@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from models.config import Settings
 from models.errors import BudgetExceeded, NoIndex
@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime o
 
     from .answering.answer_options import AnswerOptions
     from .retrieval.retriever import Retriever
+
+G = TypeVar("G")  # a settings group (assistant/tuning.py)
 
 
 @dataclass
@@ -45,6 +47,12 @@ class RunContext:
     _steps: itertools.count = field(default_factory=lambda: itertools.count(1))
     _facts: dict = field(default_factory=dict)  # this question's facts, computed once (question_fact)
     _stats_at_start: ReaderStats | None = None
+
+    def tuned(self, group: G) -> G:
+        """A settings group with the overrides measured for this run's reader (assistant/tuning.py)."""
+        from .tuning import in_preset, reader_preset
+
+        return in_preset(group, reader_preset(self.reader))
 
     def begin_question(self) -> None:
         """Reset the per-question counts (a context may serve many questions)."""

@@ -105,7 +105,7 @@ class PersonalFiles(Profile):
         if judged:
             # the judge learned its ranking on encyclopedia pages: in a person's files the plain
             # search's best passages are read too (a manual it ranked low may hold the answer)
-            ranking = replace(ranking, kept=add_new(list(ranking.kept), passages[:FILES.search_kept]))
+            ranking = replace(ranking, kept=add_new(list(ranking.kept), passages[:run.ctx.tuned(FILES).search_kept]))
         return ranking
 
     def _parts(self, run: QuestionRun, parts: list[Part]) -> StrategyRun:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.fakes import FakeJudge, FakeReader, FakeRetriever, make_context
 
 from assistant.answering.parts import parts_of
@@ -192,6 +193,26 @@ def test_the_plain_searchs_best_passages_are_read_beside_the_judges():
     ctx.relevance = TarFirst()
     answer = list(run_question(question, "default:chain=false", ctx))[-1]
     assert "ed-manual" in answer.passages_read and answer.grounding == "supported"
+
+
+@pytest.mark.parametrize("reader_file, reads_fifth", [
+    ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", True),  # measured: the search's best 5
+    ("SmolLM2-135M-Instruct.Q4_1.gguf", False),  # the bundled reader's preset: 2
+    ("someone-elses-reader.gguf", True),  # nothing measured: the code's values
+])
+def test_how_many_of_the_searchs_best_are_read_is_the_readers_preset(reader_file, reads_fifth):
+    manuals = {f"manual-{n}": f"Manual {n} documents the option number {n} report." for n in range(1, 6)}
+    manuals["tar-guide"] = FILES["tar-guide"]
+    question = "Which manual documents the option number report?"
+    reader = by_question({question: "Manual 5"})
+    reader.path = Path("/models") / reader_file
+    ctx = make_context(reader=reader, judge=FakeJudge(knows=lambda q: False), retriever=FakeRetriever(manuals),
+                       pool=6, max_passages=1, min_passages=1)
+    ctx.retriever.holds_documents = True
+    ctx.relevance = TarFirst()
+    answer = list(run_question(question, "default:chain=false", ctx))[-1]
+    assert "tar-guide" in answer.passages_read and "manual-1" in answer.passages_read
+    assert ("manual-5" in answer.passages_read) == reads_fifth
 
 
 class TarFirst:
