@@ -16,10 +16,14 @@ from .settings import ANSWERING
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
 # "... and roughly how much slower does it run?": a word before the second's question word
 _HEDGE = r"(?:roughly|about|approximately|exactly|also|then)"
-# "Who wrote GNU bc and when was it released?": a second question after "and"
-# (after a setting both share: "With tail -f, how long does it wait, and how many lines ...?")
-_TWO_QUESTIONS = re.compile(rf"^(?P<lead>(?:with|in|for|on|about|from|using)\s+(?P<setting>[^,?]+),\s+)?"
-                            rf"(?P<a>{_WH}\b.+?)\s*,?\s+and\s+(?P<b>(?:{_HEDGE}\s+)?{_WH}\b.+?)\??$", re.I)
+_SETTING = r"(?:with|in|for|on|about|from|using)\s+[^,?]+,\s+"  # "in readelf, " before a question word
+# "Who wrote GNU bc and when was it released?": a second question after "and" (after a setting
+# both share: "With tail -f, how long does it wait, and how many lines ...?", or a statement:
+# "I want csplit to use FORMAT. Which option does that, and which option ...?"); the second may
+# have its own setting ("..., and in readelf, what option displays ...?")
+_TWO_QUESTIONS = re.compile(rf"^(?P<lead>(?:with|in|for|on|about|from|using)\s+(?P<setting>[^,?]+),\s+|[^?]+?\.\s+)?"
+                            rf"(?P<a>{_WH}\b.+?)\s*[,;]?\s+and\s+(?P<b>(?:{_SETTING})?(?:{_HEDGE}\s+)?{_WH}\b.+?)\??$",
+                            re.I)
 # "... for bash and for GNU ed?": one ask, two subjects each with its own preposition
 _TWO_SUBJECTS = re.compile(r"^(?P<head>.+?\b(?P<prep>for|of|in|about|by))\s+(?P<a>.+?)\s*,?\s+and\s+"
                            r"(?:(?P=prep)\s+)(?P<b>.+?)\??$", re.I)
@@ -53,9 +57,29 @@ class Part:
     label: str  # what tells this part's answer apart in the combined answer
 
 
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+
+
 def parts_of(question: str) -> list[Part]:
-    """The question's parts, each a question of its own; [] when it asks one thing."""
-    text = " ".join(question.split())
+    """The question's parts, each a question of its own; [] when it asks one thing. A quotation
+    ("described as "Operate on a PID and do not launch a task"") is never split: the shapes are
+    matched with each one held as a placeholder."""
+    quoted: list[str] = []
+
+    def hold(m: re.Match) -> str:
+        quoted.append(m[0])
+        return f'"{len(quoted) - 1}"'
+
+    def put_back(text: str) -> str:
+        return re.sub(r'"(\d+)"', lambda m: quoted[int(m[1])] if int(m[1]) < len(quoted) else m[0], text)
+
+    held = _QUOTED.sub(hold, " ".join(question.split()))
+    return [Part(put_back(p.question), _one_clause(put_back(p.label))) for p in _parts(held)]
+
+
+def _parts(text: str) -> list[Part]:
+    if len(asked := separate_questions(text)) > 1:
+        return [Part(q, _label(q)) for q in asked]
     if (m := _TWO_FACETS.match(text)):
         x = m["x"]
         return [Part(f"{m['wh']} {m['verb']} the {facet} {m['prep']} {x}?", f"{facet[:1].upper()}{facet[1:]}")
@@ -89,8 +113,63 @@ def parts_of(question: str) -> list[Part]:
             alone = f"{labels[1]} ({context})"
         else:
             alone = labels[1]
+        if m["lead"] and not m["setting"]:  # a statement before: "I want csplit to use FORMAT; which option does that"
+            labels[0] = _label(first)
         return [Part(f"{_capital(first)}?", labels[0]), Part(f"{alone.rstrip('?')}?", labels[1])]
+    return [Part(q, _label(q)) for q in joined_questions(text)]
+
+
+# "Two things: ...", "Quick questions:": a lead-in that only announces what follows
+_ANNOUNCED = re.compile(r"^(?:[\w-]+\s+){0,3}(?:things|questions?)\s*[:,-]\s*", re.I)
+# "And ...", "Also, ...", "Plus ...": what joins a question to the one before
+_JOINED = re.compile(r"^(?:and|also|plus|then)\b[,]?\s*(?:also\b,?\s*)?", re.I)
+
+
+def separate_questions(text: str) -> list[str]:
+    """A text of several questions, each ending with its question mark ("X? Also, Y?"; "Two
+    things: I want ls to list all. Which option does that? And ...?"), as those questions, each
+    with the statement before it; [text] when it holds one question (or one with a tail that asks
+    nothing). A question of fewer than three words ("Right?") belongs to the one before."""
+    text = _ANNOUNCED.sub("", text.strip())
+    ends = [m.end() for m in re.finditer(r"\?[\"'”’)]*\s+", text)]
+    pieces = [text[a:b].strip() for a, b in zip([0, *ends], [*ends, len(text)]) if text[a:b].strip()]
+    asked: list[str] = []
+    for piece in pieces:
+        alone = _capital(_JOINED.sub("", piece))
+        if asked and (not piece.endswith("?") or len(alone.split()) < 3):
+            asked[-1] = f"{asked[-1]} {piece}"
+        else:
+            asked.append(alone)
+    return asked if len(asked) > 1 else [text]
+
+
+# a clause that asks: a question word after the start or a sentence's or clause's end
+_ASKING_CLAUSE = re.compile(rf"(?:^|[.:;,?]\s+)(?:{_HEDGE}\s+)?{_WH}\b", re.I)
+_WH_WORD = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.I)
+
+
+def joined_questions(text: str) -> list[str]:
+    """Two questions joined by ", and" where what follows asks on its own ("..., and which PEP
+    brought X?"; "..., and in readelf, what option ...?"; "..., and I want wipefs to print in
+    parsable format. Which option does that?") and what comes before asks too ("PEP 646 came with
+    which version"): the two questions; [] otherwise."""
+    for m in re.finditer(r"\s*[,;]\s+and\s+", text):
+        first, second = text[:m.start()].strip(), text[m.end():].strip()
+        if (_WH_WORD.search(first) and _ASKING_CLAUSE.search(second)
+                and min(len(first.split()), len(second.split())) >= 3):
+            return [f"{_capital(first).rstrip('?')}?", f"{_capital(second).rstrip('?')}?"]
     return []
+
+
+def _label(question: str) -> str:
+    """A part's question as its label ("I want ls to list all; which option does that")."""
+    return re.sub(r"[.!?;]+\s+(\w)", lambda m: f"; {m[1].lower()}", question.rstrip(" ?.!"))
+
+
+def _one_clause(label: str) -> str:
+    """A label as one sentence with no colon, even where it quotes ("Reverse operation: convert"):
+    the joined answer's "LABEL: ANSWER." sentences are how its parts are told apart."""
+    return re.sub(r"(?<=\w)[.!?]+\s+", "; ", label).replace(":", ",")
 
 
 def questions_by_label(question: str) -> dict[str, str]:

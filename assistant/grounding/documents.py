@@ -30,9 +30,10 @@ from .written import written_not_confirmed
 
 
 MEMORY_AFTER_SEARCH = "Not found in the passages read from your documents. The reader's guess from memory:"
-# an address, a version, a number, a path: one token that must stand in a passage as written
-# (its pieces found across passages, "bug-tar@gnu.org" from "tar" and "gnu.org", state nothing)
-_ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d")
+# an address, a version, a number, a path, a command-line option: one token that must stand in a
+# passage as written (its pieces found across passages, "bug-tar@gnu.org" from "tar" and
+# "gnu.org", state nothing; "-E" is not the "e" of any passage)
+_ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d|(?<![\w-])--?[A-Za-z][\w-]*")
 
 
 def atoms(sentence: str) -> list[str]:
@@ -93,9 +94,9 @@ def _stated_by(sentence: str, question: str, texts, token_sets, raw, min_keys: i
     holds (".venv" for "What folder name does the venv tutorial suggest?") is looked for as written."""
     sentence = plain_hyphens(sentence)  # as `raw` is: "-i" is the "−i" of a groff PDF
     written = atoms(sentence)
-    as_written = (not written and not key_tokens(sentence, question)
-                  and len(sentence.split()) <= DOCUMENTS.as_written_words)
-    if as_written:
+    # nothing of its own but what it writes ("-i", "9.1", ".venv"): the passage that writes it states it
+    as_written = not key_tokens(sentence, question) and len(sentence.split()) <= DOCUMENTS.as_written_words
+    if as_written and not written:
         written = [sentence.strip().rstrip(".").lower()]
     if written:
         holders = [i for i, text in enumerate(raw) if all(writes(text, a) for a in written)]

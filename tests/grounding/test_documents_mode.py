@@ -347,6 +347,46 @@ def test_more_shapes_of_a_question_of_two_parts():
         assert parts_of(whole) == [], whole
 
 
+def test_several_questions_in_one_message_are_its_parts():
+    """Questions each ending with "?" are parts, each with the statement before it; questions
+    joined by ", and" are parts when both ask; a quotation is never split, and a label is one
+    sentence with no colon (the joined answer's "LABEL: ANSWER." tells the parts apart)."""
+    cases = {
+        "Quick questions: I need gzip to keep the input file. Which flag is that? Also, who maintains gzip?":
+            ["I need gzip to keep the input file. Which flag is that?", "Who maintains gzip?"],
+        "Which port does the mail relay use? And which user does it run as?":
+            ["Which port does the mail relay use?", "Which user does it run as?"],
+        "Which zip option is described as \"junk the paths\", and in unzip, what option lists the files?":
+            ["Which zip option is described as \"junk the paths\"?", "In unzip, what option lists the files?"],
+        "Version 2.4 came with which release of sed, and I want grep to count matches. Which option does that?":
+            ["Version 2.4 came with which release of sed?", "I want grep to count matches. Which option does that?"],
+    }
+    for question, expected in cases.items():
+        assert [p.question for p in parts_of(question)] == expected, question
+    labelled = parts_of('Which xxd option is documented as "Reverse operation: convert hex. Or patch"? '
+                        'Also, which xxd option dumps bits?')
+    assert [p.label for p in labelled] == ['Which xxd option is documented as "Reverse operation, convert hex; Or patch"',
+                                           "Which xxd option dumps bits"]
+    for whole in ('Which tar option is described as "Keep old files? Do not replace them", please?',
+                  'Who wrote the change "Add a flag and what it prints to the help"?',
+                  "What does gzip do? Right?"):
+        assert len(parts_of(whole)) < 2, whole
+
+
+def test_an_option_is_found_as_written_not_as_its_letter():
+    """"-E" stands in ed's manual; the "e" of time's "%e" states nothing."""
+    manuals = [Passage(id="time", text="time -p prints in the portable format. In a format, %e is the elapsed time.",
+                       title="time", path="time/manual.md"),
+               Passage(id="ed", text="-E, --extended-regexp use extended regular expressions instead of basic ones.",
+                       title="ed", path="ed/invoking.md")]
+    question = "Which option makes time print in the portable format? And which option makes ed use extended expressions?"
+    labels = [p.label for p in parts_of(question)]
+    answer = f"{labels[0]}: -p. {labels[1]}: -E."
+    checked = ground_documents(answer, question, manuals, parts=True)
+    assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["time", "ed"]
+    assert ground_documents(f"{labels[0]}: -p. {labels[1]}: -X.", question, manuals, parts=True).grounding != "supported"
+
+
 def test_an_answer_from_a_file_about_another_program_is_not_supported(tmp_path):
     """"GNU awk" has no manual here: join's page holds "bug", "report", "address" and "GNU" (most
     of the question's words) but not "awk", the word the person's own files hold least."""
