@@ -25,6 +25,7 @@ from lab.documents_grounding_replay import regrounded
 from lab.many_folders.questions_file import QUESTIONS, load_questions
 from lab.many_folders.scoring import _share, score_folder, table
 from lab.personal_eval import records_by_strategy
+from models.errors import AssistantError
 
 VARIANTS = ("as run", "checks: none", "word check", "word check + re-read")
 
@@ -114,7 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--no-kinds", action="store_true")
     args = parser.parse_args(argv)
-    scored, verdicts = replay(args.run, args.data_root, args.collections, args.questions)
+    try:
+        scored, verdicts = replay(args.run, args.data_root, args.collections, args.questions)
+    except (AssistantError, OSError) as exc:  # no index for a collection, a run folder missing
+        raise SystemExit(f"error: {exc}") from None
     print(table(scored, VARIANTS, not args.no_kinds))
     print()
     print(reread_line(verdicts))

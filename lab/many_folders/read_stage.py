@@ -27,6 +27,7 @@ from pathlib import Path
 from lab.many_folders.questions_file import QUESTIONS, load_questions
 from research.judge_training.chain_fit import run_plain
 from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
+from models.errors import AssistantError
 
 WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+3", "default+5")
 
@@ -101,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-root", type=Path, required=True, help="DIR/NAME/index per collection")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     args = parser.parse_args(argv)
-    print(table(measure(args.collections, args.data_root, args.questions)))
+    try:
+        print(table(measure(args.collections, args.data_root, args.questions)))
+    except (AssistantError, OSError) as exc:  # no index for a collection, a missing questions file
+        raise SystemExit(f"error: {exc}") from None
     return 0
 
 

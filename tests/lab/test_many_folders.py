@@ -224,3 +224,12 @@ def test_check_stages_relabel_an_answer_as_each_stage_would_and_replay_the_rerea
     assert Recorded([]).states("anything", "x", []) is True  # a claim not read again stands
     line = reread_line([(True, False), (True, True), (False, True), (False, False)])
     assert "refused 1/2 (50%) of the claims of right answers, confirmed 1/2 (50%)" in line
+
+
+def test_the_stage_tools_say_in_one_line_that_an_index_or_run_is_missing(tmp_path):
+    from lab.many_folders import check_stages, read_stage
+
+    with pytest.raises(SystemExit, match=r"^error: no index at .*command-manuals"):
+        read_stage.main(["--data-root", str(tmp_path), "--collections", "command-manuals"])
+    with pytest.raises(SystemExit, match=r"^error: .*No such file"):
+        check_stages.main([str(tmp_path / "no-run"), "--data-root", str(tmp_path)])
