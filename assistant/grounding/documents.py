@@ -36,8 +36,11 @@ MEMORY_AFTER_SEARCH = "Not found in the passages read from your documents. The r
 _ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d|(?<![\w-])--?[A-Za-z][\w-]*")
 
 
+_OPTION = re.compile(r"--?[A-Za-z]")  # an option's case is its meaning: "-S" is not "-s"
+
+
 def atoms(sentence: str) -> list[str]:
-    return [a.lower() for a in _ATOM.findall(sentence)]
+    return [a if _OPTION.match(a) else a.lower() for a in _ATOM.findall(sentence)]
 
 
 def _literally(text: str, atom: str) -> bool:
@@ -46,8 +49,12 @@ def _literally(text: str, atom: str) -> bool:
 
 
 def writes(text: str, atom: str) -> bool:
-    """The atom stands in the text as a whole token ("6" in "level -6", not in "1996"); a number
-    in any of the forms written_forms.py reads ("900000" in "blocks of 900 k")."""
+    """The atom stands in the text as a whole token ("6" in "level -6", not in "1996"), an option
+    in its case, anything else in any case; a number in any of the forms written_forms.py reads
+    ("900000" in "blocks of 900 k")."""
+    if _OPTION.match(atom):
+        return _literally(text, atom)
+    text = text.lower()
     if _literally(text, atom):
         return True
     value = number_value(atom)
@@ -57,6 +64,7 @@ def writes(text: str, atom: str) -> bool:
 def _as_written_in(text: str, sentence: str, written: Sequence[str]) -> str:
     """The sentence with its numbers in the passage's form ("900000" -> "900 k"), so its words can
     be looked for in the passage."""
+    text = text.lower()
     for atom in written:
         value = number_value(atom)
         form = number_written(text, value) if value is not None else None
@@ -235,7 +243,7 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
         return Attribution(marked_text=f"{MEMORY_AFTER_SEARCH} {answer}", grounding=MEMORY)
     texts = [passage_words(p) for p in given]
     token_sets = [{stem(w) for w in t.split()} for t in texts]
-    raw = [plain_hyphens(f"{p.path} {p.title} {p.text}".lower()) for p in given]
+    raw = [plain_hyphens(f"{p.path} {p.title} {p.text}") for p in given]
     # in a longer answer a sentence with one word of its own leans on the one before, unless that
     # word is an address, version or number, or the sentence answers a part ("For kill: TERM.")
     said = sentences(answer) or [answer]

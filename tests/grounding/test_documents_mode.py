@@ -385,6 +385,7 @@ def test_an_option_is_found_as_written_not_as_its_letter():
     checked = ground_documents(answer, question, manuals, parts=True)
     assert checked.grounding == "supported" and [p.id for p in checked.cited] == ["time", "ed"]
     assert ground_documents(f"{labels[0]}: -p. {labels[1]}: -X.", question, manuals, parts=True).grounding != "supported"
+    assert ground_documents(f"{labels[0]}: -P. {labels[1]}: -E.", question, manuals, parts=True).grounding != "supported"
 
 
 def test_an_answer_from_a_file_about_another_program_is_not_supported(tmp_path):
