@@ -247,17 +247,17 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
     # in a longer answer a sentence with one word of its own leans on the one before, unless that
     # word is an address, version or number, or the sentence answers a part ("For kill: TERM.")
     said = sentences(answer) or [answer]
-    found = [_stating(s, question, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(s) else 2)
-             for s in said]
+    # a part's sentence ("LABEL: ANSWER.") is its answer to the part asked alone: its label's
+    # words and numbers are the question's, not what the passage must state
+    alone = questions_by_label(question) if parts else {}
+    checked = [_part_claim(question, s, alone) if parts else (question, s) for s in said]
+    found = [_stating(claim, asked, texts, token_sets, raw, 1 if len(said) == 1 or parts or atoms(claim) else 2)
+             for asked, claim in checked]
     written = found  # where the words are written, before the re-read asks whether they answer
     if states is not None:
-        alone = questions_by_label(question) if parts else {}
-
-        def read_again(sentence: str, passages: list[Passage]) -> bool:
-            asked, claimed = asked_and_claimed(question, sentence, parts)
-            return states(alone.get(asked, asked), claimed, passages)
-        found = [f if not f or read_again(s, [given[i] for i in f]) else [] for s, f in zip(said, found)]
-    stated = _stated(said, found, question)
+        found = [f if not f or states(asked, claim, [given[i] for i in f]) else []
+                 for (asked, claim), f in zip(checked, found)]
+    stated = _stated(said, found, question, parts)
     cited_ids = list(dict.fromkeys(i for f in found for i in f))
     backed = (not NO_ANSWER.match(text_for_matching(answer)) and all(stated) and bool(cited_ids)
               and (_each_part_answers_the_kind_asked(question, said) if parts
@@ -266,18 +266,27 @@ def ground_documents(answer: str, question: str, given: Sequence[Passage], hones
                                      subject, named)
               and (not parts or _about_their_parts(said, found, given, token_sets)))
     if not backed:
-        if _all_written(answer, said, written, question):  # a passage read holds it: say which
+        if _all_written(answer, said, written, question, parts):  # a passage read holds it: say which
             return written_not_confirmed(said, written, given)
         return not_in_documents(answer, given, honest)
     return cite_sentences(said, found, given, SUPPORTED)
 
 
-def _stated(said: Sequence[str], found: Sequence[Sequence[int]], question: str) -> list[bool]:
+def _part_claim(question: str, sentence: str, alone: dict[str, str]) -> tuple[str, str]:
+    """(the part asked alone, its answer) for a sentence of a joined answer."""
+    asked, claimed = asked_and_claimed(question, sentence, True)
+    return alone.get(asked, asked), claimed
+
+
+def _stated(said: Sequence[str], found: Sequence[Sequence[int]], question: str, parts: bool = False) -> list[bool]:
     """Whether each sentence is stated: passages found for it, or (a short sentence with no word
-    of its own beside a stated one: "She is the lead.") none needed."""
-    return [bool(f) or (len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
+    of its own beside a stated one: "She is the lead.") none needed; a part's answer always
+    needs its own."""
+    return [bool(f) or (not parts and len(said) > 1 and not key_tokens(s, question)) for s, f in zip(said, found)]
 
 
-def _all_written(answer: str, said: Sequence[str], found: Sequence[Sequence[int]], question: str) -> bool:
+def _all_written(answer: str, said: Sequence[str], found: Sequence[Sequence[int]], question: str,
+                 parts: bool = False) -> bool:
     """Every sentence of a real answer written in some passage read."""
-    return not NO_ANSWER.match(text_for_matching(answer)) and all(_stated(said, found, question)) and any(found)
+    return (not NO_ANSWER.match(text_for_matching(answer)) and all(_stated(said, found, question, parts))
+            and any(found))

@@ -388,6 +388,23 @@ def test_an_option_is_found_as_written_not_as_its_letter():
     assert ground_documents(f"{labels[0]}: -P. {labels[1]}: -E.", question, manuals, parts=True).grounding != "supported"
 
 
+def test_each_part_is_checked_as_its_own_answer_to_its_own_part():
+    """A part's label is the question's words: its numbers need not be in the passage ("80"), and
+    a part answered with nothing of its own ("the getopt option") is not stated by the other's."""
+    fold = [Passage(id="fold", text="-w, --width=WIDTH use WIDTH columns. -b, --bytes count bytes rather than columns.",
+                    title="fold", path="fold.txt")]
+    question = "How do I get fold to use WIDTH columns instead of 80? Also, which fold option counts bytes?"
+    first, second = (p.label for p in parts_of(question))
+    assert ground_documents(f"{first}: -w. {second}: -b.", question, fold, parts=True).grounding == "supported"
+    getopt = [Passage(id="getopt", text="-l, --longoptions the long options to be recognized. -q, --quiet disable "
+                      "error reporting.", title="getopt", path="getopt.txt")]
+    question = 'Which getopt option is documented as "the long options to be recognized"? And which one quiets it?'
+    first, second = (p.label for p in parts_of(question))
+    assert ground_documents(f"{first}: -l. {second}: -q.", question, getopt, parts=True).grounding == "supported"
+    echoed = ground_documents(f"{first}: the getopt option. {second}: -q.", question, getopt, parts=True)
+    assert echoed.grounding != "supported"
+
+
 def test_an_answer_from_a_file_about_another_program_is_not_supported(tmp_path):
     """"GNU awk" has no manual here: join's page holds "bug", "report", "address" and "GNU" (most
     of the question's words) but not "awk", the word the person's own files hold least."""
