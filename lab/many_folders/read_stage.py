@@ -11,8 +11,8 @@ file writing the part), for what each way of choosing them reads:
 - fusion: the judge's kept passages and the search's best FILES.search_kept beside them (the
   default's first look-up on files);
 - default: the fusion for each part the default splits the question into (answering/parts.py), or
-  for the whole question; default+N: with the search's best N beside the judge's instead of
-  FILES.search_kept (the setting's candidates).
+  for the whole question; default+2: with the search's best 2 beside the judge's instead of
+  FILES.search_kept (the bundled SmolLM2's preset; the code's value is Qwen's).
 Only the first look-up: ReFeed's second search (after a draft) and a memory answer read more or
 nothing. No reader is loaded: minutes for hundreds of questions. DIR/NAME/index is each
 collection's index, as lab.folders_eval builds it.
@@ -29,7 +29,7 @@ from research.judge_training.chain_fit import run_plain
 from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
 from models.errors import AssistantError
 
-WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+3", "default+5")
+WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+2")
 
 
 def ways_read(ctx, question: str) -> dict[str, list]:
@@ -53,7 +53,7 @@ def ways_read(ctx, question: str) -> dict[str, list]:
     looks = [first_look(part.question) for part in parts_of(question) or []] or [whole]
     return {"rag@10": run_plain(ctx.retrieve(question, k=10)), "search@5": whole[0][:5], "judge": whole[1],
             "fusion": fused([whole], FILES.search_kept), "default": fused(looks, FILES.search_kept),
-            "default+3": fused(looks, 3), "default+5": fused(looks, 5)}
+            "default+2": fused(looks, 2)}
 
 
 Row = tuple[str, str, str, bool, int]  # collection, kind, way, holding passage read, passages read
