@@ -9,6 +9,7 @@ from models.config import Settings
 from models.errors import BudgetExceeded, NoIndex
 
 from .events.core import Passage, Retrieved
+from .tuning import in_preset, reader_preset
 
 if TYPE_CHECKING:  # types only: loading these pulls in llama.cpp, onnxruntime or the index
     from models.judges.judge import Judge
@@ -50,8 +51,6 @@ class RunContext:
 
     def tuned(self, group: G) -> G:
         """A settings group with the overrides measured for this run's reader (assistant/tuning.py)."""
-        from .tuning import in_preset, reader_preset
-
         return in_preset(group, reader_preset(self.reader))
 
     def begin_question(self) -> None:

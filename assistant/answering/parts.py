@@ -16,12 +16,13 @@ from .settings import ANSWERING
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|does|do|did|can|has|have)"
 # "... and roughly how much slower does it run?": a word before the second's question word
 _HEDGE = r"(?:roughly|about|approximately|exactly|also|then)"
-_SETTING = r"(?:with|in|for|on|about|from|using)\s+[^,?]+,\s+"  # "in readelf, " before a question word
+_PREP = r"(?:with|in|for|on|about|from|using)"
+_SETTING = rf"{_PREP}\s+[^,?]+,\s+"  # "in readelf, " before a question word
 # "Who wrote GNU bc and when was it released?": a second question after "and" (after a setting
 # both share: "With tail -f, how long does it wait, and how many lines ...?", or a statement:
 # "I want csplit to use FORMAT. Which option does that, and which option ...?"); the second may
 # have its own setting ("..., and in readelf, what option displays ...?")
-_TWO_QUESTIONS = re.compile(rf"^(?P<lead>(?:with|in|for|on|about|from|using)\s+(?P<setting>[^,?]+),\s+|[^?]+?\.\s+)?"
+_TWO_QUESTIONS = re.compile(rf"^(?P<lead>{_PREP}\s+(?P<setting>[^,?]+),\s+|[^?]+?\.\s+)?"
                             rf"(?P<a>{_WH}\b.+?)\s*[,;]?\s+and\s+(?P<b>(?:{_SETTING})?(?:{_HEDGE}\s+)?{_WH}\b.+?)\??$",
                             re.I)
 # "... for bash and for GNU ed?": one ask, two subjects each with its own preposition
@@ -145,6 +146,7 @@ def separate_questions(text: str) -> list[str]:
 
 # a clause that asks: a question word after the start or a sentence's or clause's end
 _ASKING_CLAUSE = re.compile(rf"(?:^|[.:;,?]\s+)(?:{_HEDGE}\s+)?{_WH}\b", re.I)
+# a question word anywhere ("PEP 646 came with which version"); not `_WH`'s verbs, which statements hold too
 _WH_WORD = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.I)
 
 

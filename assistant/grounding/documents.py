@@ -33,10 +33,9 @@ MEMORY_AFTER_SEARCH = "Not found in the passages read from your documents. The r
 # an address, a version, a number, a path, a command-line option: one token that must stand in a
 # passage as written (its pieces found across passages, "bug-tar@gnu.org" from "tar" and
 # "gnu.org", state nothing; "-E" is not the "e" of any passage)
-_ATOM = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d|(?<![\w-])--?[A-Za-z][\w-]*")
-
-
-_OPTION = re.compile(r"--?[A-Za-z]")  # an option's case is its meaning: "-S" is not "-s"
+_OPTION_TOKEN = r"--?[A-Za-z][\w-]*"  # "-E", "--check"
+_ATOM = re.compile(rf"\d{{1,3}}(?:,\d{{3}})+(?!\d)|[\w.+-]*(?:[@/]|\d)[\w.+@/-]*\w|\d|(?<![\w-]){_OPTION_TOKEN}")
+_OPTION = re.compile(_OPTION_TOKEN)  # an option's case is its meaning: "-S" is not "-s"
 
 
 def atoms(sentence: str) -> list[str]:

@@ -11,8 +11,8 @@ file writing the part), for what each way of choosing them reads:
 - fusion: the judge's kept passages and the search's best FILES.search_kept beside them (the
   default's first look-up on files);
 - default: the fusion for each part the default splits the question into (answering/parts.py), or
-  for the whole question; default+2: with the search's best 2 beside the judge's instead of
-  FILES.search_kept (the bundled SmolLM2's preset; the code's value is Qwen's).
+  for the whole question; "default, SmolLM2": with the search's best as many as the bundled
+  SmolLM2's preset reads (the code's value is Qwen's).
 Only the first look-up: ReFeed's second search (after a draft) and a memory answer read more or
 nothing. No reader is loaded: minutes for hundreds of questions. DIR/NAME/index is each
 collection's index, as lab.folders_eval builds it.
@@ -29,7 +29,7 @@ from research.judge_training.chain_fit import run_plain
 from lab.many_folders.scoring import FACT_KINDS, _share, holding_read
 from models.errors import AssistantError
 
-WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default+2")
+WAYS = ("rag@10", "search@5", "judge", "fusion", "default", "default, SmolLM2")
 
 
 def ways_read(ctx, question: str) -> dict[str, list]:
@@ -38,6 +38,7 @@ def ways_read(ctx, question: str) -> dict[str, list]:
     from assistant.answering.parts import parts_of
     from assistant.profiles.settings import FILES
     from assistant.retrieval.rerank import judge_pool
+    from assistant.tuning import BUNDLED_PRESET, in_preset
 
     def first_look(asked: str):
         pool = run_plain(ctx.retrieve(asked, k=ctx.settings.pool))
@@ -53,7 +54,7 @@ def ways_read(ctx, question: str) -> dict[str, list]:
     looks = [first_look(part.question) for part in parts_of(question) or []] or [whole]
     return {"rag@10": run_plain(ctx.retrieve(question, k=10)), "search@5": whole[0][:5], "judge": whole[1],
             "fusion": fused([whole], FILES.search_kept), "default": fused(looks, FILES.search_kept),
-            "default+2": fused(looks, 2)}
+            "default, SmolLM2": fused(looks, in_preset(FILES, BUNDLED_PRESET).search_kept)}
 
 
 Row = tuple[str, str, str, bool, int]  # collection, kind, way, holding passage read, passages read

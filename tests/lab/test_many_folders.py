@@ -198,7 +198,7 @@ def test_the_read_stage_reads_the_judges_passages_and_the_searchs_best_beside_th
     assert [p.id for p in read["fusion"]][0] == "p3" and len(read["fusion"]) > 1
     assert read["default"] == read["fusion"]  # one question, no parts
     assert [p.id for p in read["rag@10"]] == [p.id for p in FakeRetriever(texts).search("x", 10)]
-    assert [p.id for p in read["default+2"]] == ["p3", "p0", "p1"] and len(read["default"]) == 4  # best 5 of 4
+    assert [p.id for p in read["default, SmolLM2"]] == ["p3", "p0", "p1"] and len(read["default"]) == 4  # best 5 of 4
     rows = [("c", "one_fact", way, way != "judge", 2) for way in read] + \
            [("c", "two_files", way, way == "rag@10", 4) for way in read]
     out = table(rows)
